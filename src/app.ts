@@ -1,0 +1,52 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { randomUUID } from 'node:crypto';
+import type { Deps } from './deps.js';
+import { authenticate } from './plugins/authenticate.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { registerOpenApi } from './plugins/openapi.js';
+import { registerValidation } from './plugins/validation.js';
+import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { probeRoutes, versionRoutes } from './modules/system/system.routes.js';
+
+export interface AppOptions {
+  logLevel?: string;
+}
+
+/** Builds the HTTP application. It never listens: main.ts (or a test) decides that. */
+export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel ?? deps.config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.key'],
+    },
+    bodyLimit: deps.config.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    trustProxy: false,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.removeContentTypeParser('text/plain');
+  registerValidation(app);
+  registerErrorHandling(app);
+  await registerOpenApi(app);
+  await app.register(authenticate, { deps });
+
+  await app.register(probeRoutes, { deps });
+  await app.register(
+    async (api) => {
+      await api.register(versionRoutes, { deps });
+      await api.register(authRoutes, { deps });
+      await api.register(apiKeysRoutes, { deps });
+      await api.register(auditRoutes, { deps });
+    },
+    { prefix: '/api/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,117 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+/** A timestamp column: read as a Date, written as a Date or an ISO string. */
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+export type Json<T = unknown> = ColumnType<T, string, string>;
+
+export type Role = 'admin' | 'viewer';
+export type UserStatus = 'pending' | 'active' | 'inactive';
+
+export interface TenantsTable {
+  id: string;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface UsersTable {
+  tenant_id: string;
+  id: string;
+  email: string;
+  display_name: string | null;
+  role: Role;
+  status: UserStatus;
+  password_hash: string | null;
+  invited_by: string | null;
+  invitation_expires_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  last_login: Timestamp | null;
+}
+
+export interface SessionsTable {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface ApiKeysTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  key_prefix: string;
+  key_hash: string;
+  scopes: Json<string[]>;
+  created_by: string | null;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface LoginFailuresTable {
+  id: Generated<string>;
+  subject: string;
+  failed_at: Timestamp;
+}
+
+export interface AuditLogTable {
+  tenant_id: string;
+  id: string;
+  occurred_at: Timestamp;
+  actor_type: 'user' | 'api_key' | 'system';
+  actor_id: string | null;
+  actor_label: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  details: Json<Record<string, unknown>>;
+  ip: string | null;
+  request_id: string | null;
+}
+
+export interface OutboxEventsTable {
+  tenant_id: string;
+  id: string;
+  event_type: string;
+  data: Json<unknown>;
+  occurred_at: Timestamp;
+  dispatched_at: Timestamp | null;
+  lease_until: Timestamp | null;
+}
+
+export interface MailOutboxTable {
+  tenant_id: string;
+  id: string;
+  recipient: string;
+  subject: string;
+  body_text: string;
+  created_at: Timestamp;
+  attempts: number;
+  next_attempt_at: Timestamp;
+  lease_until: Timestamp | null;
+  sent_at: Timestamp | null;
+  last_error: string | null;
+}
+
+export interface ServiceMetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  tenants: TenantsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  login_failures: LoginFailuresTable;
+  audit_log: AuditLogTable;
+  outbox_events: OutboxEventsTable;
+  mail_outbox: MailOutboxTable;
+  service_meta: ServiceMetaTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;

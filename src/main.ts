@@ -1,0 +1,68 @@
+import closeWithGrace from 'close-with-grace';
+import pino, { type Logger } from 'pino';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import type { Deps } from './deps.js';
+import { migrate } from './db/migrate.js';
+import { openStore } from './db/store.js';
+import { systemClock } from './lib/clock.js';
+import { bootstrapIfEmpty, type BootstrapResult } from './modules/tenants/bootstrap.js';
+import { SERVICE_VERSION } from './version.js';
+import { createWorkers } from './workers.js';
+
+const SHUTDOWN_GRACE_MS = 30_000;
+
+/** config -> store -> migrate -> bootstrap -> app -> listen, then workers; drains on SIGTERM/SIGINT. */
+export async function serve(config: Readonly<Config>): Promise<void> {
+  const logger = pino({ level: config.logLevel });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const deps: Deps = { config, store, clock: systemClock, lifecycle: { migrated: false, shuttingDown: false } };
+
+  const { applied } = await migrate(store.db).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  deps.lifecycle.migrated = true;
+  logger.info({ version: SERVICE_VERSION, store: store.kind, migrationsApplied: applied }, 'store ready');
+
+  const bootstrap = await bootstrapIfEmpty(store, config, deps.clock.now());
+  if (bootstrap) announceBootstrap(bootstrap, config, logger);
+
+  const app = await buildApp(deps);
+  const workers = createWorkers(deps, logger);
+
+  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'fatal error; shutting down');
+    logger.info({ signal }, 'shutting down: draining requests');
+    deps.lifecycle.shuttingDown = true;
+    await app.close();
+    await Promise.all(workers.map((worker) => worker.stop()));
+    await store.close();
+    logger.info('shutdown complete');
+  });
+
+  await app.listen({ port: config.port, host: config.host });
+  for (const worker of workers) await worker.start();
+  logger.info({ version: SERVICE_VERSION, port: config.port, store: store.kind }, `service ${SERVICE_VERSION} listening`);
+}
+
+function announceBootstrap(result: BootstrapResult, config: Readonly<Config>, logger: Logger): void {
+  logger.info({ tenantId: result.tenantId, email: result.email }, 'first tenant and admin created');
+  if (!result.generatedPassword) return;
+  const base = `http://localhost:${config.port}`;
+  // Printed once, on the console only: this password is never stored in clear nor logged.
+  process.stdout.write(
+    [
+      '',
+      '================ first administrator ================',
+      `  email:    ${result.email}`,
+      `  password: ${result.generatedPassword}`,
+      '  log in with:',
+      `  curl -s -X POST ${base}/api/v1/auth/login -H 'Content-Type: application/json' \\`,
+      `    -d '{"email":"${result.email}","password":"${result.generatedPassword}"}'`,
+      '  This password is shown only once. Change it with PUT /api/v1/users/me.',
+      '=====================================================',
+      '',
+    ].join('\n') + '\n',
+  );
+}

@@ -1,0 +1,108 @@
+import type { Deps } from '../../deps.js';
+import type { UserRow } from '../../db/types.js';
+import type { RequestContext } from '../../lib/context.js';
+import { AppError } from '../../lib/errors.js';
+import { verifyPassword } from '../../lib/passwords.js';
+import { writeAudit } from '../audit/audit.writer.js';
+import { toUserResponse, type UserResponse } from '../users/users.schemas.js';
+import { accountSubject, addressSubject, assertNotThrottled, clearAccountFailures, recordFailure } from './login-throttle.js';
+import { createSession, revokeSession } from './sessions.repo.js';
+
+export interface LoginInput {
+  email: string;
+  password: string;
+  tenant_id?: string | undefined;
+}
+
+export interface LoginResult {
+  token: string;
+  token_type: 'Bearer';
+  expires_at: string;
+  user: UserResponse;
+}
+
+const BAD_LOGIN = 'Invalid email or password';
+
+/**
+ * Every failure (unknown email, wrong password, pending or inactive user) is the same 401, and
+ * costs one password verification, so neither the answer nor its timing tells them apart.
+ */
+export async function login(deps: Deps, input: LoginInput, meta: { ip: string; requestId: string }): Promise<LoginResult> {
+  const { db } = deps.store;
+  const now = deps.clock.now();
+  const subjects = { account: accountSubject(input.email), address: addressSubject(meta.ip) };
+  await assertNotThrottled(db, subjects, deps.config.loginMaxFailures, now);
+
+  let query = db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', input.email.toLowerCase()))
+    .orderBy('created_at')
+    .limit(10);
+  if (input.tenant_id) query = query.where('tenant_id', '=', input.tenant_id);
+  const candidates = await query.execute();
+
+  const user = await firstMatching(candidates, input.password);
+  if (!user) {
+    await db.transaction().execute(async (tx) => {
+      await recordFailure(tx, subjects, now);
+      const known = candidates[0];
+      if (known) {
+        await writeAudit(tx, userContext(known, meta), {
+          action: 'auth.login_failed', targetType: 'user', targetId: known.id,
+        }, now);
+      }
+    });
+    throw new AppError('unauthorized', BAD_LOGIN);
+  }
+
+  const result = await db.transaction().execute(async (tx) => {
+    const session = await createSession(tx, user.tenant_id, user.id, now, deps.config.sessionTtlSeconds);
+    const updated = await tx
+      .updateTable('users')
+      .set({ last_login: now })
+      .where('tenant_id', '=', user.tenant_id)
+      .where('id', '=', user.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await clearAccountFailures(tx, subjects.account);
+    await writeAudit(tx, userContext(user, meta), { action: 'auth.login', targetType: 'user', targetId: user.id }, now);
+    return { session, updated };
+  });
+  return {
+    token: result.session.token,
+    token_type: 'Bearer',
+    expires_at: result.session.expiresAt.toISOString(),
+    user: toUserResponse(result.updated),
+  };
+}
+
+/** Checks the password against each account holding this email; only active accounts may pass. */
+async function firstMatching(candidates: UserRow[], password: string): Promise<UserRow | undefined> {
+  if (candidates.length === 0) {
+    await verifyPassword(null, password);
+    return undefined;
+  }
+  for (const candidate of candidates) {
+    const ok = await verifyPassword(candidate.password_hash, password);
+    if (ok && candidate.status === 'active') return candidate;
+  }
+  return undefined;
+}
+
+export async function logout(deps: Deps, ctx: RequestContext): Promise<void> {
+  if (!ctx.sessionId) return;
+  await revokeSession(deps.store.db, ctx.tenantId, ctx.sessionId, deps.clock.now());
+}
+
+function userContext(user: UserRow, meta: { ip: string; requestId: string }): RequestContext {
+  return {
+    tenantId: user.tenant_id,
+    actor: { type: 'user', id: user.id, label: user.email },
+    role: user.role,
+    scopes: [],
+    sessionId: null,
+    requestId: meta.requestId,
+    ip: meta.ip,
+  };
+}

@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Config } from '../../config.js';
+import type { Store } from '../../db/store.js';
+import { createTenant, countTenants } from './tenants.service.js';
+
+const BOOTSTRAP_LOCK = 715517;
+
+export interface BootstrapResult {
+  tenantId: string;
+  email: string;
+  /** Set only when the password was generated, so it can be printed once. */
+  generatedPassword?: string;
+}
+
+/**
+ * On an empty store, creates the first tenant and admin. The PostgreSQL advisory lock keeps two
+ * replicas starting together from both doing it.
+ */
+export async function bootstrapIfEmpty(store: Store, config: Config, now: Date): Promise<BootstrapResult | null> {
+  return store.db.connection().execute(async (conn) => {
+    if (store.kind === 'postgres') await sql`select pg_advisory_lock(${BOOTSTRAP_LOCK})`.execute(conn);
+    try {
+      if ((await countTenants(conn)) > 0) return null;
+      const email = config.bootstrapAdminEmail ?? 'admin@example.com';
+      const generatedPassword = config.bootstrapAdminPassword ? undefined : generatePassword();
+      const password = config.bootstrapAdminPassword ?? generatedPassword!;
+      const { tenantId } = await createTenant(conn, { name: config.bootstrapTenantName, adminEmail: email, adminPassword: password }, now);
+      return { tenantId, email, ...(generatedPassword ? { generatedPassword } : {}) };
+    } finally {
+      if (store.kind === 'postgres') await sql`select pg_advisory_unlock(${BOOTSTRAP_LOCK})`.execute(conn);
+    }
+  });
+}
+
+/** 24 characters that always meet the complexity rule. */
+function generatePassword(): string {
+  const body = randomBytes(18).toString('base64url');
+  return `Aa1${body}`.slice(0, 24);
+}

@@ -1,0 +1,23 @@
+import type { Logger } from 'pino';
+import type { Deps } from './deps.js';
+import { MailWorker } from './modules/mail/mail.worker.js';
+import { logMailer, smtpMailer } from './modules/mail/mailer.js';
+
+/** Something that runs beside the API until stopped. */
+export interface BackgroundWorker {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface WorkerOptions {
+  /** How often workers look for due work when nothing woke them (ms). */
+  pollIntervalMs?: number;
+}
+
+/** The background workers `npm start` runs beside the API. */
+export function createWorkers(deps: Deps, logger: Logger, options: WorkerOptions = {}): BackgroundWorker[] {
+  const mailer = deps.config.smtpUrl
+    ? smtpMailer(deps.config.smtpUrl, deps.config.mailFrom)
+    : logMailer(logger.child({ worker: 'mail' }));
+  return [new MailWorker(deps.store, mailer, deps.clock, logger.child({ worker: 'mail' }), options.pollIntervalMs)];
+}

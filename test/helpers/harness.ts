@@ -1,0 +1,106 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Deps } from '../../src/deps.js';
+import { migrate } from '../../src/db/migrate.js';
+import type { StoreKind } from '../../src/db/store.js';
+import { AdjustableClock } from '../../src/lib/clock.js';
+import { createTenant } from '../../src/modules/tenants/tenants.service.js';
+import { createWorkers, type BackgroundWorker } from '../../src/workers.js';
+import { createTestStore, type TestStore } from './stores.js';
+
+export const TEST_PASSWORD = 'Correct-Horse-42';
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  /** Start the background workers (mail, deliveries) too. */
+  workers?: boolean;
+}
+
+export interface TestTenant {
+  tenantId: string;
+  adminId: string;
+  adminEmail: string;
+  adminToken: string;
+}
+
+export interface CallOptions {
+  token?: string | undefined;
+  body?: unknown;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+}
+
+/** The application on a real store, with an adjustable clock, driven through HTTP (inject). */
+export class Harness {
+  private tenantCount = 0;
+
+  private constructor(
+    readonly kind: StoreKind,
+    readonly app: FastifyInstance,
+    readonly deps: Deps,
+    readonly clock: AdjustableClock,
+    private readonly testStore: TestStore,
+    private readonly workers: BackgroundWorker[],
+  ) {}
+
+  static async start(kind: StoreKind, options: HarnessOptions = {}): Promise<Harness> {
+    const testStore = await createTestStore(kind);
+    const config: Config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
+    const clock = new AdjustableClock();
+    const deps: Deps = { config, store: testStore.store, clock, lifecycle: { migrated: false, shuttingDown: false } };
+    await migrate(testStore.store.db);
+    deps.lifecycle.migrated = true;
+    const app = await buildApp(deps);
+    await app.ready();
+    const workers = options.workers ? createWorkers(deps, pino({ level: config.logLevel }), { pollIntervalMs: 50 }) : [];
+    for (const worker of workers) await worker.start();
+    return new Harness(kind, app, deps, clock, testStore, workers);
+  }
+
+  get db() {
+    return this.deps.store.db;
+  }
+
+  get databaseUrl(): string | undefined {
+    return this.testStore.databaseUrl;
+  }
+
+  async close(): Promise<void> {
+    for (const worker of this.workers) await worker.stop();
+    await this.app.close();
+    await this.testStore.destroy();
+  }
+
+  /** A new tenant with a logged-in admin: each test gets its own, so tests never share data. */
+  async tenant(name = 'Acme'): Promise<TestTenant> {
+    this.tenantCount += 1;
+    const adminEmail = `admin${this.tenantCount}-${Date.now()}@${name.toLowerCase().replace(/\W/g, '')}.test`;
+    const { tenantId, adminId } = await createTenant(
+      this.db,
+      { name, adminEmail, adminPassword: TEST_PASSWORD },
+      this.clock.now(),
+    );
+    const adminToken = await this.login(adminEmail, TEST_PASSWORD);
+    return { tenantId, adminId, adminEmail, adminToken };
+  }
+
+  async login(email: string, password: string): Promise<string> {
+    const response = await this.call('POST', '/api/v1/auth/login', { body: { email, password } });
+    if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+    return (response.json() as { token: string }).token;
+  }
+
+  call(method: string, url: string, options: CallOptions = {}): Promise<LightMyRequestResponse> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    return this.app.inject({
+      method: method as 'GET',
+      url,
+      headers,
+      query: options.query ? Object.fromEntries(Object.entries(options.query).map(([k, v]) => [k, String(v)])) : undefined,
+      ...(options.body === undefined ? {} : { payload: options.body as object }),
+    });
+  }
+}

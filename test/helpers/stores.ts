@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openStore, type Store, type StoreKind } from '../../src/db/store.js';
+
+/** The stores every storage test runs on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
+export const STORES: StoreKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+export interface TestStore {
+  store: Store;
+  /** The URL of the PostgreSQL database (postgres only), for child processes. */
+  databaseUrl?: string;
+  destroy(): Promise<void>;
+}
+
+/** A PostgreSQL database of its own for one test file, dropped afterwards. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `ugs_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+export async function createTestStore(kind: StoreKind): Promise<TestStore> {
+  if (kind === 'pglite') {
+    const store = await openStore({});
+    return { store, destroy: () => store.close() };
+  }
+  const database = await createPostgresDatabase();
+  const store = await openStore({ databaseUrl: database.url, poolSize: 5 });
+  return {
+    store,
+    databaseUrl: database.url,
+    destroy: async () => {
+      await store.close();
+      await database.drop();
+    },
+  };
+}
