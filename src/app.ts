@@ -10,6 +10,12 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { probeRoutes, versionRoutes } from './modules/system/system.routes.js';
+import { alertsRoutes } from './modules/alerts/alerts.routes.js';
+import { interactionsRoutes } from './modules/interactions/interactions.routes.js';
+import { policiesRoutes } from './modules/policies/policies.routes.js';
+import { statsRoutes } from './modules/stats/stats.routes.js';
+import { usersRoutes } from './modules/users/users.routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 
 export interface AppOptions {
   logLevel?: string;
@@ -45,6 +51,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await api.register(authRoutes, { deps });
       await api.register(apiKeysRoutes, { deps });
       await api.register(auditRoutes, { deps });
+      await api.register(usersRoutes, { deps });
+      await api.register(interactionsRoutes, { deps });
+      await api.register(policiesRoutes, { deps });
+      await api.register(alertsRoutes, { deps });
+      await api.register(statsRoutes, { deps });
+      await api.register(webhooksRoutes, { deps });
     },
     { prefix: '/api/v1' },
   );

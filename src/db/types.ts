@@ -1,3 +1,6 @@
+import type { InteractionsTables } from '../modules/interactions/interactions.tables.js';
+import type { UsersTables } from '../modules/users/users.tables.js';
+import type { WebhooksTables } from '../modules/webhooks/webhooks.tables.js';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 /** A timestamp column: read as a Date, written as a Date or an ISO string. */
@@ -101,7 +104,7 @@ export interface ServiceMetaTable {
   value: string;
 }
 
-export interface Database {
+export interface FoundationTables {
   tenants: TenantsTable;
   users: UsersTable;
   sessions: SessionsTable;
@@ -112,6 +115,9 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   service_meta: ServiceMetaTable;
 }
+
+/** Every table: the foundation's, plus each feature's own. */
+export interface Database extends FoundationTables, UsersTables, InteractionsTables, WebhooksTables {}
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;

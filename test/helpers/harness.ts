@@ -8,6 +8,8 @@ import type { StoreKind } from '../../src/db/store.js';
 import { AdjustableClock } from '../../src/lib/clock.js';
 import { createTenant } from '../../src/modules/tenants/tenants.service.js';
 import { createWorkers, type BackgroundWorker } from '../../src/workers.js';
+import { uuidv7 } from '../../src/lib/ids.js';
+import { hashPassword } from '../../src/lib/passwords.js';
 import { createTestStore, type TestStore } from './stores.js';
 
 export const TEST_PASSWORD = 'Correct-Horse-42';
@@ -84,6 +86,27 @@ export class Harness {
     );
     const adminToken = await this.login(adminEmail, TEST_PASSWORD);
     return { tenantId, adminId, adminEmail, adminToken };
+  }
+
+  /** An active user of the tenant, created directly in the store, logged in. */
+  async user(tenant: TestTenant, role: 'admin' | 'viewer' = 'viewer'): Promise<{ id: string; email: string; token: string }> {
+    this.tenantCount += 1;
+    const email = `${role}${this.tenantCount}-${Date.now()}@acme.test`;
+    const now = this.clock.now();
+    const id = uuidv7(now.getTime());
+    await this.db.insertInto('users').values({
+      tenant_id: tenant.tenantId, id, email, display_name: null, role, status: 'active',
+      password_hash: await hashPassword(TEST_PASSWORD), invited_by: null, invitation_expires_at: null,
+      created_at: now, updated_at: now, last_login: null,
+    }).execute();
+    return { id, email, token: await this.login(email, TEST_PASSWORD) };
+  }
+
+  /** An API key of the tenant with the given scopes, made through the API. */
+  async apiKey(tenant: TestTenant, scopes: string[]): Promise<string> {
+    const response = await this.call('POST', '/api/v1/api-keys', { token: tenant.adminToken, body: { name: 'test key', scopes } });
+    if (response.statusCode !== 201) throw new Error(`api key failed: ${response.statusCode} ${response.body}`);
+    return (response.json() as { key: string }).key;
   }
 
   async login(email: string, password: string): Promise<string> {

@@ -1,7 +1,13 @@
 import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001_foundation.js';
+import * as m0002 from './0002_users.js';
+import * as m0003 from './0003_interactions.js';
+import * as m0004 from './0004_webhooks.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_users': m0002,
+  '0003_interactions': m0003,
+  '0004_webhooks': m0004,
 };
