@@ -49,8 +49,9 @@ async function openPglite(dataDir: string | undefined): Promise<Store> {
 
 async function openPostgres(connectionString: string, max: number): Promise<Store> {
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000 });
-  // An idle client losing its server must not crash the process; the next query reports it.
+  // A client losing its server must not crash the process; the query in progress reports it.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: 'postgres',

@@ -59,7 +59,7 @@ export function mapError(error: FastifyError | Error): Mapped {
   }
   const errorCode = (error as { code?: unknown }).code;
   if (error instanceof StoreUnavailableError || (typeof errorCode === 'string' && STORE_DOWN_CODES.has(errorCode)) ||
-    /Connection terminated|timeout exceeded when trying to connect|PGlite is closed/i.test(error.message)) {
+    /Connection terminated|timeout exceeded when trying to connect|PGlite is closed|driver has already been destroyed|instance is already closed/i.test(error.message)) {
     return { ...clientError(503, 'unavailable', 'The store is unreachable; try again shortly'), retryAfterSeconds: 5 };
   }
   if (errorCode === '23505') return clientError(409, 'conflict', 'A resource with the same unique value already exists');

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from '../helpers/harness.js';
+import { STORES } from '../helpers/stores.js';
+
+describe.each(STORES)('error bodies [%s]', (kind) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await Harness.start(kind, { env: { BODY_LIMIT_BYTES: '2048' } });
+  });
+  afterAll(async () => h.close());
+
+  const expectErrorBody = (body: Record<string, unknown>, code: string) => {
+    expect(body.code).toBe(code);
+    expect(typeof body.error).toBe('string');
+    expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+/); // never a stack trace
+  };
+
+  it('answers unknown routes with a JSON 404', async () => {
+    for (const [method, url] of [['GET', '/nope'], ['POST', '/api/v1/nothing-here'], ['DELETE', '/api/v1/auth/login']]) {
+      const response = await h.call(method!, url!);
+      expect(response.statusCode).toBe(404);
+      expect(response.headers['content-type']).toMatch(/application\/json/);
+      expectErrorBody(response.json(), 'not_found');
+    }
+  });
+
+  it('refuses a body that is not JSON with 415', async () => {
+    const t = await h.tenant();
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const response = await h.app.inject({
+        method: 'POST', url: '/api/v1/api-keys', payload: 'name=x',
+        headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType },
+      });
+      expect(response.statusCode).toBe(415);
+      expectErrorBody(response.json(), 'unsupported_media_type');
+    }
+  });
+
+  it('refuses a body over BODY_LIMIT_BYTES with 413', async () => {
+    const t = await h.tenant();
+    const response = await h.call('POST', '/api/v1/api-keys', {
+      token: t.adminToken, body: { name: 'x'.repeat(4096), scopes: ['interactions:read'] },
+    });
+    expect(response.statusCode).toBe(413);
+    expectErrorBody(response.json(), 'payload_too_large');
+  });
+
+  it('refuses malformed JSON with 400', async () => {
+    const t = await h.tenant();
+    for (const payload of ['{"name": "x",', '{name: x}', 'nul', '']) {
+      const response = await h.app.inject({
+        method: 'POST', url: '/api/v1/api-keys', payload,
+        headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' },
+      });
+      expect(response.statusCode).toBe(400);
+      expectErrorBody(response.json(), 'validation_error');
+    }
+  });
+
+  it('lists every schema violation under details with its path', async () => {
+    const t = await h.tenant();
+    const response = await h.call('POST', '/api/v1/api-keys', { token: t.adminToken, body: { name: '', scopes: ['nope'] } });
+    expect(response.statusCode).toBe(400);
+    const body = response.json();
+    expectErrorBody(body, 'validation_error');
+    expect(body.details.length).toBeGreaterThan(0);
+    expect(body.details[0]).toEqual({ path: expect.stringMatching(/^body\./), message: expect.any(String) });
+  });
+
+  it('refuses a page size over 500 with 400 instead of clamping it', async () => {
+    const t = await h.tenant();
+    const response = await h.call('GET', '/api/v1/audit-log', { token: t.adminToken, query: { limit: 501 } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().details).toEqual([{ path: 'query.limit', message: 'must be <= 500' }]);
+  });
+
+  it('answers 401 before looking at the body, so anonymous callers learn nothing', async () => {
+    const response = await h.app.inject({
+      method: 'POST', url: '/api/v1/api-keys', payload: '{bad', headers: { 'content-type': 'application/json' },
+    });
+    expect(response.statusCode).toBe(401);
+    expectErrorBody(response.json(), 'unauthorized');
+  });
+
+  it('answers 503 with Retry-After when the store is unreachable', async () => {
+    const other = await Harness.start(kind);
+    const t = await other.tenant();
+    await other.deps.store.close();
+    const response = await other.call('GET', '/api/v1/tenant', { token: t.adminToken });
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('5');
+    expectErrorBody(response.json(), 'unavailable');
+    await other.app.close();
+  });
+
+  it('sends a request id on every response', async () => {
+    const response = await h.call('GET', '/healthz', { headers: { 'x-request-id': 'trace-123' } });
+    expect(response.headers['x-request-id']).toBe('trace-123');
+    const generated = await h.call('GET', '/healthz');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe.each(STORES)('rate limit per token [%s]', (kind) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await Harness.start(kind, { env: { RATE_LIMIT_PER_MINUTE: '5' } });
+  });
+  afterAll(async () => h.close());
+
+  it('answers 429 with Retry-After past RATE_LIMIT_PER_MINUTE, per token', async () => {
+    const t = await h.tenant();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) statuses.push((await h.call('GET', '/api/v1/tenant', { token: t.adminToken })).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    const limited = await h.call('GET', '/api/v1/tenant', { token: t.adminToken });
+    expect(limited.json().code).toBe('rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    const other = await h.tenant('Other');
+    expect((await h.call('GET', '/api/v1/tenant', { token: other.adminToken })).statusCode).toBe(200);
+  });
+});
