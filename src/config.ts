@@ -24,6 +24,7 @@ export interface Config {
   logLevel: string;
   rateLimitPerMinute: number;
   loginMaxFailures: number;
+  shutdownDelayMs: number;
 }
 
 export class ConfigError extends Error {
@@ -125,5 +126,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60000, 0, 100_000_000),
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 1, 1_000_000),
+    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 25_000),
   });
 }

@@ -35,6 +35,8 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     if (err) logger.error({ err }, 'fatal error; shutting down');
     logger.info({ signal }, 'shutting down: draining requests');
     deps.lifecycle.shuttingDown = true;
+    // Keeps serving (with /readyz failing) so load balancers stop routing here before the close.
+    if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
     await app.close();
     await Promise.all(workers.map((worker) => worker.stop()));
     await store.close();

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).toEqual({
+      port: 8080, host: '0.0.0.0', dataDir: './data', databaseUrl: undefined,
+      bootstrapAdminEmail: undefined, bootstrapAdminPassword: undefined, bootstrapTenantName: 'Default',
+      publicBaseUrl: 'http://localhost:8080', smtpUrl: undefined, mailFrom: 'no-reply@localhost',
+      sessionTtlSeconds: 43200, webhookRetryDelaysMs: [0, 5000, 30000, 300000, 1800000], webhookTimeoutMs: 5000,
+      webhookAllowPrivateTargets: false, webhookCaFile: undefined, bodyLimitBytes: 5242880, logLevel: 'info',
+      rateLimitPerMinute: 60000, loginMaxFailures: 10, shutdownDelayMs: 0,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '9000', HOST: '127.0.0.1', DATA_DIR: '/tmp/x', DATABASE_URL: 'postgres://u@h:5432/db',
+      BOOTSTRAP_ADMIN_EMAIL: 'a@b.test', BOOTSTRAP_ADMIN_PASSWORD: 'Strong-Password-1', BOOTSTRAP_TENANT_NAME: 'Acme',
+      PUBLIC_BASE_URL: 'https://gov.acme.test/', SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'gov@acme.test',
+      SESSION_TTL_SECONDS: '60', WEBHOOK_RETRY_DELAYS_MS: '0, 10,20', WEBHOOK_TIMEOUT_MS: '100',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: '/tmp/ca.pem', BODY_LIMIT_BYTES: '4096',
+      LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', LOGIN_MAX_FAILURES: '3',
+    });
+    expect(config).toMatchObject({
+      port: 9000, host: '127.0.0.1', databaseUrl: 'postgres://u@h:5432/db', publicBaseUrl: 'https://gov.acme.test',
+      webhookRetryDelaysMs: [0, 10, 20], webhookAllowPrivateTargets: true, rateLimitPerMinute: 0, loginMaxFailures: 3,
+    });
+  });
+
+  it.each([
+    ['PORT', 'eighty'], ['PORT', '70000'], ['DATABASE_URL', 'mysql://x'], ['PUBLIC_BASE_URL', 'not a url'],
+    ['SMTP_URL', 'http://x'], ['SESSION_TTL_SECONDS', '0'], ['WEBHOOK_RETRY_DELAYS_MS', '0,five'],
+    ['WEBHOOK_TIMEOUT_MS', '-1'], ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'], ['BODY_LIMIT_BYTES', '1.5'],
+    ['LOG_LEVEL', 'loud'], ['RATE_LIMIT_PER_MINUTE', '-5'], ['LOGIN_MAX_FAILURES', 'x'], ['SHUTDOWN_DELAY_MS', '60000'],
+    ['BOOTSTRAP_ADMIN_EMAIL', 'not-an-email'], ['BOOTSTRAP_ADMIN_PASSWORD', 'short'], ['MAIL_FROM', 'nobody'],
+  ])('refuses %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name}=`));
+  });
+
+  it('never prints a rejected password', () => {
+    expect(() => loadConfig({ BOOTSTRAP_ADMIN_PASSWORD: 'secretpass' })).toThrow(/<hidden>/);
+    expect(() => loadConfig({ BOOTSTRAP_ADMIN_PASSWORD: 'secretpass' })).not.toThrow(/secretpass/);
+  });
+});
