@@ -40,7 +40,8 @@ export function toUserResponse(row: UserRow): UserResponse {
   return user;
 }
 
-const DisplayName = Type.String({ maxLength: 200 });
+// One type array rather than a union, so a wrong type gives one clear error.
+const DisplayName = Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: 200, description: 'null clears it' });
 const Password = Type.String({ maxLength: 1024, description: 'At least 12 characters, with upper case, lower case and digits' });
 const Refused = (why: string) => Type.Optional(Type.Unknown({ description: `Refused with 400: ${why}` }));
 
@@ -49,7 +50,7 @@ export const UserParams = Type.Object({ user_id: Type.String({ maxLength: 100 })
 export const InviteBody = Type.Object({
   email: Type.String({ format: 'email', maxLength: 320 }),
   role: RoleSchema,
-  display_name: Type.Optional(Nullable(DisplayName)),
+  display_name: Type.Optional(DisplayName),
 });
 export type InviteInput = Static<typeof InviteBody>;
 
@@ -64,7 +65,7 @@ export type UserListFilters = Pick<Static<typeof UserListQuery>, 'role' | 'statu
 export const UserList = Type.Object({ users: Type.Array(UserSchema), total: Type.Integer() });
 
 export const UpdateUserBody = Type.Object({
-  display_name: Type.Optional(Nullable(DisplayName)),
+  display_name: Type.Optional(DisplayName),
   role: Type.Optional(RoleSchema),
   email: Refused('the email of a user cannot be changed'),
 });
@@ -76,7 +77,7 @@ export const ResetPasswordBody = Type.Object({ new_password: Password });
 export const ResetPasswordResponse = Type.Object({ success: Type.Boolean(), message: Type.String() });
 
 export const UpdateMeBody = Type.Object({
-  display_name: Type.Optional(Nullable(DisplayName)),
+  display_name: Type.Optional(DisplayName),
   password: Type.Optional(Password),
   email: Refused('the email of a user cannot be changed'),
   role: Refused('nobody changes their own role'),
@@ -86,6 +87,6 @@ export type UpdateMeInput = Static<typeof UpdateMeBody>;
 export const AcceptInviteBody = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 200 }),
   password: Password,
-  display_name: Type.Optional(Nullable(DisplayName)),
+  display_name: Type.Optional(DisplayName),
 });
 export type AcceptInviteInput = Static<typeof AcceptInviteBody>;
