@@ -112,10 +112,11 @@ export async function acceptInvitation(
   const passwordHash = await hashPassword(input.password);
 
   return deps.store.db.transaction().execute(async (tx) => {
-    // Accepting twice at once: the second waits here, then finds the invitation gone.
-    if (!(await invitations.lockInvitation(tx, invitation))) throw notFound('Invitation');
+    // Locks in the order resend and delete use (user, then invitation), so they cannot deadlock.
+    // Accepting twice at once: the second waits on the user row, then finds the invitation gone.
     const user = await repo.lockUser(tx, invitation.tenant_id, invitation.user_id);
     if (!user || user.status !== 'pending') throw notFound('Invitation');
+    if (!(await invitations.lockInvitation(tx, invitation))) throw notFound('Invitation');
     const updated = await repo.updateUser(tx, user.tenant_id, user.id, {
       status: 'active',
       password_hash: passwordHash,
