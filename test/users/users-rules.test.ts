@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { STORES } from '../helpers/stores.js';
-import { invite, snapshot, STRONG_PASSWORD } from '../helpers/users-fixtures.js';
+import { events, invite, snapshot, STRONG_PASSWORD } from '../helpers/users-fixtures.js';
 
 interface Endpoint {
   method: string;
@@ -133,6 +133,9 @@ describe.each(STORES)('users rules [%s]', (kind) => {
       const loser = results.find((r) => r.statusCode >= 300)!;
       expect(['invalid_state', 'forbidden', 'unauthorized']).toContain(loser.json().code);
       expect(await activeAdmins(h, t)).toBe(1);
+      // Only the change that happened emitted its event (status changes emit none).
+      const expected = { PUT: ['user.role_changed'], PATCH: [], DELETE: ['user.deleted'] }[method];
+      expect((await events(h, t.tenantId)).map((e) => e.type)).toEqual(expected);
     }
   });
 
