@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 export const MAX_PAGE_SIZE = 500;
 
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1, description: '1-based page number' }),
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: '1-based page number' }),
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 50, description: 'Items per page' }),
 };
 

@@ -53,7 +53,8 @@ describe.each(STORES)('audit log [%s]', (kind) => {
 
   it('refuses bad filters', async () => {
     const t = await h.tenant();
-    for (const query of [{ start_date: 'yesterday' }, { page: 0 }, { limit: 0 }, { end_date: '2026-13-45T00:00:00Z' }]) {
+    const queries: Record<string, string | number>[] = [{ start_date: 'yesterday' }, { page: 0 }, { page: '1e309' }, { limit: 0 }, { end_date: '2026-13-45T00:00:00Z' }];
+    for (const query of queries) {
       const response = await h.call('GET', '/api/v1/audit-log', { token: t.adminToken, query });
       expect(response.statusCode).toBe(400);
       expect(response.json().code).toBe('validation_error');
