@@ -76,7 +76,7 @@ describe('evaluate (examples)', () => {
     ['directions', { directions: ['outbound'] }, { directions: ['inbound'] }],
     ['sources', { sources: ['proxy', 'api'] }, { sources: ['api'] }],
     ['interaction_types', { interaction_types: ['prompt'] }, { interaction_types: ['embedding'] }],
-  ] as const)('applies %s', (_kind, matching, failing) => {
+  ] satisfies Array<[string, PolicyConditions, PolicyConditions]>)('applies %s', (_kind, matching, failing) => {
     expect(evaluate([rule({ conditions: matching })], base)).toHaveLength(1);
     expect(evaluate([rule({ conditions: failing })], base)).toEqual([]);
   });

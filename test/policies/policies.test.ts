@@ -86,7 +86,7 @@ describe.each(STORES)('policies [%s]', (kind) => {
     expect(logs.json()).toEqual({ policies: [c], total: 1 });
     const disabled = await h.call('GET', '/api/v1/policies', { token: t.adminToken, query: { enabled: false } });
     expect(disabled.json().policies.map((p: { id: string }) => p.id)).toEqual([b.id]);
-    for (const query of [{ limit: 501 }, { page: 0 }, { action: 'warn' }, { enabled: 'maybe' }]) {
+    for (const query of [{ limit: 501 }, { page: 0 }, { action: 'warn' }, { enabled: 'maybe' }] as Array<Record<string, string | number>>) {
       expect((await h.call('GET', '/api/v1/policies', { token: t.adminToken, query })).statusCode).toBe(400);
     }
   });
