@@ -53,7 +53,8 @@ const SORT_KEYS: Record<string, Array<'timestamp' | 'risk_score' | 'platform_id'
   platform_id: ['platform_id', 'timestamp', 'id'],
 };
 
-export async function listInteractionRows(db: Db, tenantId: string, criteria: ListCriteria, page: Page) {
+/** The page query and the count query of a list (built apart so their plans can be checked). */
+export function listQueries(db: Db, tenantId: string, criteria: ListCriteria, page: Page) {
   const base = db.selectFrom('interactions').where((eb) => {
     const conditions = [eb('interactions.tenant_id', '=', tenantId)];
     if (criteria.platform_id !== undefined) conditions.push(eb('platform_id', '=', criteria.platform_id));
@@ -74,12 +75,17 @@ export async function listInteractionRows(db: Db, tenantId: string, criteria: Li
   });
   const sort: InteractionSort = criteria.sort ?? '-timestamp';
   const direction = sort.startsWith('-') ? 'desc' : 'asc';
-  let query = base.selectAll('interactions');
-  for (const key of SORT_KEYS[sort.replace(/^-/, '')]!) query = query.orderBy(key, direction);
-  const [rows, count] = await Promise.all([
-    query.limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
+  let rows = base.selectAll('interactions');
+  for (const key of SORT_KEYS[sort.replace(/^-/, '')]!) rows = rows.orderBy(key, direction);
+  return {
+    rows: rows.limit(page.limit).offset(page.offset),
+    count: base.select((eb) => eb.fn.countAll<number>().as('total')),
+  };
+}
+
+export async function listInteractionRows(db: Db, tenantId: string, criteria: ListCriteria, page: Page) {
+  const queries = listQueries(db, tenantId, criteria, page);
+  const [rows, count] = await Promise.all([queries.rows.execute(), queries.count.executeTakeFirstOrThrow()]);
   return { rows, total: Number(count.total) };
 }
 
@@ -87,14 +93,15 @@ export async function findInteraction(db: Db, tenantId: string, id: string) {
   return db.selectFrom('interactions').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function searchByContentHash(db: Db, tenantId: string, contentHash: string, range: DateRange, limit: number) {
+/** The interactions of one content hash, newest first: served by interactions_hash_idx. */
+export function searchQuery(db: Db, tenantId: string, contentHash: string, range: DateRange, limit: number) {
   let query = db.selectFrom('interactions')
     .select(['id', 'platform_id', 'content_hash', 'timestamp', 'risk_score', 'classifications'])
     .where('tenant_id', '=', tenantId)
     .where('content_hash', '=', contentHash);
   if (range.start) query = query.where('timestamp', '>=', range.start);
   if (range.end) query = query.where('timestamp', '<=', range.end);
-  return query.orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return query.orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(limit);
 }
 
 /** Deletes the interaction (its classification-type rows go with it); its alerts stay. */

@@ -9,7 +9,7 @@ import { type CreateResponse, runIdempotent } from './idempotency.js';
 import { ingest } from './interactions.ingest.js';
 import { toInteractionResponse } from './interactions.mapper.js';
 import {
-  deleteInteractionRow, findInteraction, listInteractionRows, searchByContentHash,
+  deleteInteractionRow, findInteraction, listInteractionRows, searchQuery,
 } from './interactions.repo.js';
 import { type ListInteractionsFilters, PLATFORM_ID_PATTERN, type SearchFilters } from './interactions.schemas.js';
 import { parseInteraction } from './interactions.validation.js';
@@ -64,8 +64,8 @@ export async function getInteraction(deps: Deps, ctx: RequestContext, interactio
 }
 
 export async function searchInteractions(deps: Deps, ctx: RequestContext, query: SearchFilters) {
-  const rows = await searchByContentHash(deps.store.db, ctx.tenantId, query.content_hash.toLowerCase(),
-    parseDateRange(query), query.limit);
+  const rows = await searchQuery(deps.store.db, ctx.tenantId, query.content_hash.toLowerCase(),
+    parseDateRange(query), query.limit).execute();
   return rows.map((row) => ({
     id: row.id,
     platform_id: row.platform_id,
