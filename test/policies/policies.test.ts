@@ -127,9 +127,10 @@ describe.each(STORES)('policies [%s]', (kind) => {
 
   it('treats an update that changes nothing as a no-op: no event, no audit entry', async () => {
     const t = await h.tenant();
-    const policy = await createPolicy(h, t, { name: 'p', action: 'log', conditions: { min_risk_score: 0.5 } });
+    const conditions = { platform_ids: ['openai'], min_risk_score: 0.5, sources: ['proxy'], classification_types: ['EMAIL'] };
+    const policy = await createPolicy(h, t, { name: 'p', action: 'log', conditions });
     const response = await h.call('PUT', `/api/v1/policies/${policy.id}`, {
-      token: t.adminToken, body: { name: 'p', conditions: { min_risk_score: 0.5 } },
+      token: t.adminToken, body: { name: 'p', conditions: Object.fromEntries(Object.entries(conditions).reverse()) },
     });
     expect(response.json()).toEqual(policy);
     expect((await outboxEvents(h, t.tenantId)).map((e) => e.type)).toEqual(['policy.created']);

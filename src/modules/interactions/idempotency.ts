@@ -4,6 +4,7 @@ import type { Database } from '../../db/types.js';
 import type { Deps } from '../../deps.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
+import { canonicalJson } from './canonical-json.js';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -87,14 +88,4 @@ function replay(
 async function purgeExpiredKeys(db: Kysely<Database>, tenantId: string, expiredBefore: Date): Promise<void> {
   await db.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('created_at', '<', expiredBefore)
     .execute().catch(() => undefined);
-}
-
-/** JSON with object keys sorted, so that key order does not make two identical requests differ. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, item]) => `${JSON.stringify(k)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

@@ -8,6 +8,7 @@ import type { Page } from '../../lib/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import type { EmitInput } from '../events/outbox.js';
 import { emitMany } from '../events/outbox.js';
+import { canonicalJson } from '../interactions/canonical-json.js';
 import { PLATFORM_ID_PATTERN } from '../interactions/interactions.schemas.js';
 import type { PoliciesTable, PolicyConditions } from '../interactions/interactions.tables.js';
 import {
@@ -65,7 +66,7 @@ export async function updatePolicy(
         changed.push(field);
       }
     }
-    if (conditions && JSON.stringify(conditions) !== JSON.stringify(current.conditions)) {
+    if (conditions && canonicalJson(conditions) !== canonicalJson(current.conditions)) {
       changes.conditions = JSON.stringify(conditions);
       changed.push('conditions');
     }
