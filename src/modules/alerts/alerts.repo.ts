@@ -1,0 +1,49 @@
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { Database } from '../../db/types.js';
+import type { Page } from '../../lib/pagination.js';
+import type { AlertsTable } from '../interactions/interactions.tables.js';
+import type { DateRange } from '../interactions/dates.js';
+import type { AlertListFilters } from './alerts.schemas.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+export type AlertRow = Selectable<AlertsTable>;
+
+// 10 columns per row: stays under PostgreSQL's 65,535 parameters per statement.
+const ROWS_PER_INSERT = 5000;
+
+/** One multi-row insert (split only past the parameter limit of a statement). */
+export async function insertAlerts(tx: Db, rows: Insertable<AlertsTable>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    await tx.insertInto('alerts').values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
+  }
+}
+
+export async function findAlert(db: Db, tenantId: string, id: string): Promise<AlertRow | undefined> {
+  return db.selectFrom('alerts').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Resolves the alert if it is open; undefined if it is not (missing or already resolved). */
+export async function resolveOpenAlert(tx: Db, tenantId: string, id: string, resolvedBy: string | null, now: Date) {
+  return tx.updateTable('alerts')
+    .set({ status: 'resolved', resolved_at: now, resolved_by: resolvedBy })
+    .where('tenant_id', '=', tenantId).where('id', '=', id).where('status', '=', 'open')
+    .returningAll().executeTakeFirst();
+}
+
+export async function listAlertRows(db: Db, tenantId: string, filters: AlertListFilters, range: DateRange, page: Page) {
+  const base = db.selectFrom('alerts').where((eb) => {
+    const conditions = [eb('tenant_id', '=', tenantId)];
+    if (filters.status) conditions.push(eb('status', '=', filters.status));
+    if (filters.severity) conditions.push(eb('severity', '=', filters.severity));
+    if (filters.policy_id) conditions.push(eb('policy_id', '=', filters.policy_id));
+    if (filters.interaction_id) conditions.push(eb('interaction_id', '=', filters.interaction_id));
+    if (range.start) conditions.push(eb('created_at', '>=', range.start));
+    if (range.end) conditions.push(eb('created_at', '<=', range.end));
+    return eb.and(conditions);
+  });
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}

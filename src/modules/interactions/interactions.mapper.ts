@@ -1,0 +1,29 @@
+import type { Selectable } from 'kysely';
+import type { InteractionsTable } from './interactions.tables.js';
+import type { InteractionResponse } from './interactions.schemas.js';
+
+export function toInteractionResponse(row: Selectable<InteractionsTable>): InteractionResponse {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    timestamp: row.timestamp.toISOString(),
+    platform_id: row.platform_id,
+    content_hash: row.content_hash,
+    interaction_type: row.interaction_type,
+    content_metadata: row.content_metadata,
+    classifications: row.classifications,
+    risk_score: row.risk_score,
+    direction: row.direction,
+    source: row.source,
+    user_id: row.user_id,
+    policy_decisions: row.policy_decisions,
+  };
+}
+
+/** The `data` of interaction events: the interaction as the API returns it, decisions without matched_conditions. */
+export function toInteractionEventData(interaction: InteractionResponse) {
+  return {
+    ...interaction,
+    policy_decisions: interaction.policy_decisions.map(({ policy_id, policy_name, action }) => ({ policy_id, policy_name, action })),
+  };
+}

@@ -1,0 +1,98 @@
+import type { Deps } from '../../deps.js';
+import type { RequestContext } from '../../lib/context.js';
+import { AppError, notFound, validationError } from '../../lib/errors.js';
+import { isUuid } from '../../lib/ids.js';
+import type { Page } from '../../lib/pagination.js';
+import { writeAudit } from '../audit/audit.writer.js';
+import { parseDateRange } from './dates.js';
+import { type CreateResponse, runIdempotent } from './idempotency.js';
+import { ingest } from './interactions.ingest.js';
+import { toInteractionResponse } from './interactions.mapper.js';
+import {
+  deleteInteractionRow, findInteraction, listInteractionRows, searchQuery,
+} from './interactions.repo.js';
+import { type ListInteractionsFilters, PLATFORM_ID_PATTERN, type SearchFilters } from './interactions.schemas.js';
+import { parseInteraction } from './interactions.validation.js';
+
+/** A single create: 201 with the stored interaction, or 400 with what is wrong (nothing stored). */
+export async function createInteraction(
+  deps: Deps, ctx: RequestContext, body: unknown, idempotencyKey: string | undefined,
+): Promise<CreateResponse> {
+  const parsed = parseInteraction(body);
+  if (!parsed.ok) {
+    const [first] = parsed.details;
+    throw new AppError('validation_error', `Invalid request: ${first!.path} ${first!.message}`, { details: parsed.details });
+  }
+  return runIdempotent(deps, { tenantId: ctx.tenantId, key: idempotencyKey, route: 'interactions.create', payload: parsed.value },
+    async (tx) => {
+      const [interaction] = await ingest(deps, tx, ctx.tenantId, [parsed.value], deps.clock.now());
+      return { status: 201, body: interaction };
+    });
+}
+
+/** A batch: invalid items are skipped silently; the valid ones are stored as single creates would be. */
+export async function createBatch(
+  deps: Deps, ctx: RequestContext, items: readonly unknown[], idempotencyKey: string | undefined,
+): Promise<CreateResponse> {
+  const parsed = items.map(parseInteraction);
+  const valid = parsed.flatMap((result) => (result.ok ? [result.value] : []));
+  // Invalid items count only by position: they store nothing, so they cannot make a retry differ.
+  const payload = parsed.map((result) => (result.ok ? result.value : null));
+  return runIdempotent(deps, { tenantId: ctx.tenantId, key: idempotencyKey, route: 'interactions.batch', payload },
+    async (tx) => {
+      const stored = await ingest(deps, tx, ctx.tenantId, valid, deps.clock.now());
+      return { status: 200, body: { received: items.length, stored: stored.length } };
+    });
+}
+
+export async function listInteractions(deps: Deps, ctx: RequestContext, filters: ListInteractionsFilters, page: Page) {
+  const { page: _page, limit: _limit, start_date: _start, end_date: _end, ...criteria } = filters;
+  if (criteria.platform_id !== undefined) criteria.platform_id = normalisePlatformFilter(criteria.platform_id);
+  if (criteria.risk_score_min !== undefined && criteria.risk_score_max !== undefined &&
+    criteria.risk_score_min > criteria.risk_score_max) {
+    throw validationError('query.risk_score_min', 'must not be greater than risk_score_max');
+  }
+  const { rows, total } = await listInteractionRows(deps.store.db, ctx.tenantId,
+    { ...criteria, user_id: criteria.user_id?.toLowerCase(), range: parseDateRange(filters) }, page);
+  return { data: rows.map(toInteractionResponse), total, limit: page.limit, offset: page.offset };
+}
+
+export async function getInteraction(deps: Deps, ctx: RequestContext, interactionId: string) {
+  const row = isUuid(interactionId) ? await findInteraction(deps.store.db, ctx.tenantId, interactionId) : undefined;
+  if (!row) throw notFound('Interaction');
+  return toInteractionResponse(row);
+}
+
+export async function searchInteractions(deps: Deps, ctx: RequestContext, query: SearchFilters) {
+  const rows = await searchQuery(deps.store.db, ctx.tenantId, query.content_hash.toLowerCase(),
+    parseDateRange(query), query.limit).execute();
+  return rows.map((row) => ({
+    id: row.id,
+    platform_id: row.platform_id,
+    content_hash: row.content_hash,
+    timestamp: row.timestamp.toISOString(),
+    risk_score: row.risk_score,
+    classifications: row.classifications,
+  }));
+}
+
+/** Irreversible; the audit log keeps who deleted which interaction and its content hash. Alerts stay. */
+export async function deleteInteraction(deps: Deps, ctx: RequestContext, interactionId: string): Promise<void> {
+  if (!isUuid(interactionId)) throw notFound('Interaction');
+  const now = deps.clock.now();
+  await deps.store.db.transaction().execute(async (tx) => {
+    const deleted = await deleteInteractionRow(tx, ctx.tenantId, interactionId);
+    if (!deleted) throw notFound('Interaction');
+    await writeAudit(tx, ctx, {
+      action: 'interaction.deleted', targetType: 'interaction', targetId: deleted.id,
+      details: { content_hash: deleted.content_hash, platform_id: deleted.platform_id },
+    }, now);
+  });
+}
+
+/** The filter is normalised like the stored value, so `OpenAI` finds `openai`. */
+function normalisePlatformFilter(value: string): string {
+  const platformId = value.trim().toLowerCase();
+  if (!PLATFORM_ID_PATTERN.test(platformId)) throw validationError('query.platform_id', 'is not a valid platform id');
+  return platformId;
+}

@@ -1,0 +1,63 @@
+import type {
+  Direction, InteractionType, PolicyAction, PolicyConditions, PolicyDecision, Severity, Source,
+} from '../interactions/interactions.tables.js';
+
+/** What evaluation needs of a policy. */
+export interface PolicyRule {
+  id: string;
+  name: string;
+  action: PolicyAction;
+  /** Not used to judge; the severity of the alerts a block or coach decision raises. */
+  severity: Severity;
+  enabled: boolean;
+  conditions: PolicyConditions;
+}
+
+/** What evaluation needs of an interaction. */
+export interface EvaluatedInteraction {
+  platform_id: string;
+  classifications: ReadonlyArray<{ type: string }>;
+  risk_score: number;
+  direction: Direction;
+  source: Source;
+  interaction_type: InteractionType;
+}
+
+const ACTION_RANK: Record<PolicyAction, number> = { block: 0, coach: 1, log: 2 };
+
+/** How many conditions a policy has; when it matches, all of them matched. */
+export function countConditions(conditions: PolicyConditions): number {
+  return Object.values(conditions).filter((value) => value !== undefined).length;
+}
+
+/** Whether every condition the policy has holds for the interaction (none: it matches everything). */
+export function matches(conditions: PolicyConditions, interaction: EvaluatedInteraction): boolean {
+  const { platform_ids, classification_types, min_risk_score, directions, sources, interaction_types } = conditions;
+  if (platform_ids && !platform_ids.includes(interaction.platform_id)) return false;
+  if (classification_types && !interaction.classifications.some((c) => classification_types.includes(c.type))) return false;
+  if (min_risk_score !== undefined && !(interaction.risk_score >= min_risk_score)) return false;
+  if (directions && !directions.includes(interaction.direction)) return false;
+  if (sources && !sources.includes(interaction.source)) return false;
+  if (interaction_types && !interaction_types.includes(interaction.interaction_type)) return false;
+  return true;
+}
+
+/**
+ * The decisions of the enabled policies matching the interaction: strongest action first
+ * (block, coach, log), then by name and id so the order is stable.
+ */
+export function evaluate(policies: readonly PolicyRule[], interaction: EvaluatedInteraction): PolicyDecision[] {
+  return policies
+    .filter((policy) => policy.enabled && matches(policy.conditions, interaction))
+    .sort((a, b) => ACTION_RANK[a.action] - ACTION_RANK[b.action] || compare(a.name, b.name) || compare(a.id, b.id))
+    .map((policy) => ({
+      policy_id: policy.id,
+      policy_name: policy.name,
+      action: policy.action,
+      matched_conditions: countConditions(policy.conditions),
+    }));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,63 @@
+import { type Insertable, type Kysely, type Selectable, type Transaction, type Updateable, sql } from 'kysely';
+import type { Database } from '../../db/types.js';
+import type { Page } from '../../lib/pagination.js';
+import type { PoliciesTable } from '../interactions/interactions.tables.js';
+import type { PolicyListFilters } from './policies.schemas.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+export type PolicyRow = Selectable<PoliciesTable>;
+
+export async function insertPolicy(tx: Db, row: Insertable<PoliciesTable>): Promise<PolicyRow> {
+  return tx.insertInto('policies').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findPolicy(db: Db, tenantId: string, id: string): Promise<PolicyRow | undefined> {
+  return db.selectFrom('policies').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+}
+
+/** The policy, locked until the end of the transaction so concurrent changes apply one after the other. */
+export async function findPolicyForUpdate(tx: Transaction<Database>, tenantId: string, id: string) {
+  return tx.selectFrom('policies').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id)
+    .forUpdate().executeTakeFirst();
+}
+
+export async function updatePolicyRow(
+  tx: Db, tenantId: string, id: string, changes: Updateable<PoliciesTable>,
+): Promise<PolicyRow> {
+  return tx.updateTable('policies').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id)
+    .returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deletePolicyRow(tx: Db, tenantId: string, id: string): Promise<PolicyRow | undefined> {
+  return tx.deleteFrom('policies').where('tenant_id', '=', tenantId).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export async function listPolicyRows(db: Db, tenantId: string, filters: PolicyListFilters, page: Page) {
+  const base = db.selectFrom('policies').where((eb) => {
+    const conditions = [eb('tenant_id', '=', tenantId)];
+    if (filters.enabled !== undefined) conditions.push(eb('enabled', '=', filters.enabled));
+    if (filters.action) conditions.push(eb('action', '=', filters.action));
+    return eb.and(conditions);
+  });
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').limit(page.limit).offset(page.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+export async function loadEnabledPolicies(db: Db, tenantId: string): Promise<PolicyRow[]> {
+  return db.selectFrom('policies').selectAll().where('tenant_id', '=', tenantId).where('enabled', '=', true).execute();
+}
+
+/** Called in the transaction of every policy change: other processes see their caches are stale. */
+export async function bumpPolicyVersion(tx: Transaction<Database>, tenantId: string): Promise<void> {
+  await sql`insert into policy_versions (tenant_id, version) values (${tenantId}, 1)
+            on conflict (tenant_id) do update set version = policy_versions.version + 1`.execute(tx);
+}
+
+/** 0 for a tenant whose policies never changed. */
+export async function readPolicyVersion(db: Db, tenantId: string): Promise<number> {
+  const row = await db.selectFrom('policy_versions').select('version').where('tenant_id', '=', tenantId).executeTakeFirst();
+  return row ? Number(row.version) : 0;
+}
