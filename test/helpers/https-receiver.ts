@@ -58,12 +58,20 @@ export class HttpsReceiver {
   private readonly sockets = new Set<Socket>();
   /** Answer used when no cue is queued. */
   fallback: Cue = { status: 200 };
+  /** Requests being answered now, and the most there ever were at once. */
+  open = 0;
+  maxOpen = 0;
 
   private constructor(private readonly server: Server, readonly port: number) {}
 
   static async start(certificates: Pick<TestCertificates, 'cert' | 'key'>): Promise<HttpsReceiver> {
     let receiver: HttpsReceiver | undefined;
     const server = createServer({ cert: certificates.cert, key: certificates.key }, (req, res) => {
+      receiver!.open += 1;
+      receiver!.maxOpen = Math.max(receiver!.maxOpen, receiver!.open);
+      res.on('close', () => {
+        receiver!.open -= 1;
+      });
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ConfigError } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { prefixedId } from '../../lib/ids.js';
 import { Poller } from '../../lib/poller.js';
@@ -47,7 +48,8 @@ export class WebhookWorker {
     const timeoutMs = deps.config.webhookTimeoutMs;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, 2 * timeoutMs + 10_000);
     if (this.leaseMs < timeoutMs + 1000) {
-      throw new Error(`The webhook lease (${this.leaseMs} ms) must exceed WEBHOOK_TIMEOUT_MS (${timeoutMs} ms) by at least 1000 ms`);
+      // A lease shorter than an attempt would let a second worker repeat an attempt still in flight.
+      throw new ConfigError('WEBHOOK_LEASE_MS', `at least WEBHOOK_TIMEOUT_MS + 1000 (${timeoutMs + 1000})`, String(this.leaseMs));
     }
     this.maxInFlight = options.maxInFlight ?? 16;
     this.maxPerWebhook = options.maxPerWebhook ?? 2;
