@@ -141,7 +141,8 @@ describe.each(STORES)('webhooks API [%s]', (kind) => {
     expect(page.json().total).toBe(5);
     expect(page.headers).toMatchObject({ 'x-page': '2', 'x-per-page': '2', 'x-total-pages': '3', 'x-total-count': '5' });
 
-    for (const query of [{ limit: 501 }, { limit: 0 }, { page: 0 }, { active: 'maybe' }]) {
+    const badQueries: Array<Record<string, string | number>> = [{ limit: 501 }, { limit: 0 }, { page: 0 }, { active: 'maybe' }];
+    for (const query of badQueries) {
       const bad = await h.call('GET', '/api/v1/webhooks', { token: t.adminToken, query });
       expect(bad.statusCode, JSON.stringify(query)).toBe(400);
       expect(bad.json().code).toBe('validation_error');
