@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, request } from 'undici';
-import type { Config } from '../../config.js';
+import { type Config, ConfigError } from '../../config.js';
 import { BlockedTargetError, blockedAddressReason, guardedLookup } from './target-guard.js';
 
 /** What one attempt gave: `status_code` 0 when no HTTP answer came. */
@@ -34,7 +34,7 @@ export class Deliverer {
 
   constructor(config: Readonly<Config>) {
     this.timeoutMs = config.webhookTimeoutMs;
-    const ca = config.webhookCaFile ? [...rootCertificates, readFileSync(config.webhookCaFile, 'utf8')] : undefined;
+    const ca = config.webhookCaFile ? [...rootCertificates, readCaFile(config.webhookCaFile)] : undefined;
     const allowPrivate = config.webhookAllowPrivateTargets;
     const connector = buildConnector({
       ...(ca ? { ca } : {}),
@@ -96,6 +96,19 @@ export class Deliverer {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+function readCaFile(path: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch {
+    throw new ConfigError('WEBHOOK_CA_FILE', 'a readable PEM file of CA certificates', path);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError('WEBHOOK_CA_FILE', 'a PEM file of CA certificates', path);
+  }
+  return pem;
 }
 
 function describeStatus(status: number): string {

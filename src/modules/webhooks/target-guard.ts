@@ -68,7 +68,7 @@ export class BlockedTargetError extends Error {
 }
 
 /** Throws when any of `addresses` is not public. */
-export function assertPublicAddresses(host: string, addresses: readonly string[]): void {
+function assertPublicAddresses(host: string, addresses: readonly string[]): void {
   for (const address of addresses) {
     const reason = blockedAddressReason(address);
     if (reason) throw new BlockedTargetError(host, address, reason);
@@ -103,7 +103,7 @@ export async function checkTargetHost(host: string): Promise<string | null> {
   const bare = host.replace(/^\[|\]$/g, '');
   if (isIP(bare)) {
     const reason = blockedAddressReason(bare);
-    return reason ? `resolves to ${bare}, which is not a public address (${reason})` : null;
+    return reason ? `is not a public address (${reason})` : null;
   }
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
