@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { Deliverer } from '../../src/modules/webhooks/deliverer.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';
 import { SmtpReceiver } from '../helpers/smtp-receiver.js';
@@ -250,6 +252,17 @@ describe.each(STORES)('webhook delivery [%s]', (kind) => {
     expect(refused.json().code).toBe('invalid_state');
   });
 
+  it('verifies TLS: a receiver whose certificate comes from an untrusted CA gets nothing', async () => {
+    const untrusted = await HttpsReceiver.start(createTestCertificates());
+    receivers.push(untrusted);
+    const t = await h.tenant();
+    const hook = await createWebhook(h, t, { url: untrusted.url(), events: ['user.invited'] });
+    const response = await h.call('POST', `/api/v1/webhooks/${hook.id}/test`, { token: t.adminToken, body: { event_type: 'user.invited' } });
+    expect(response.json()).toMatchObject({ delivered: false, status_code: 0 });
+    expect(response.json().error).toMatch(/certificate/i);
+    expect(untrusted.requests).toHaveLength(0);
+  });
+
   it('deactivating a webhook drops its queued retries', async () => {
     const r = await receiver();
     const t = await h.tenant();
@@ -262,5 +275,12 @@ describe.each(STORES)('webhook delivery [%s]', (kind) => {
     expect(r.requests).toHaveLength(1);
     const jobs = await h.db.selectFrom('webhook_jobs').select('status').where('tenant_id', '=', t.tenantId).execute();
     expect(jobs.map((j) => j.status)).toEqual(['dropped']);
+  });
+});
+
+describe('WEBHOOK_CA_FILE', () => {
+  it('stops the start with a message naming the variable when the file is missing or not PEM', () => {
+    expect(() => new Deliverer(loadConfig({ WEBHOOK_CA_FILE: '/nonexistent/ca.pem' }))).toThrow(ConfigError);
+    expect(() => new Deliverer(loadConfig({ WEBHOOK_CA_FILE: 'package.json' }))).toThrow(/WEBHOOK_CA_FILE/);
   });
 });
