@@ -13,9 +13,10 @@ interface OutboxRow {
 
 /**
  * Moves a batch of committed events from the outbox into delivery jobs, in one transaction:
- * claim (FOR UPDATE SKIP LOCKED), fan out to each active webhook of the tenant subscribed to the
- * type and active since no later than the event (created or re-enabled before it), mark dispatched. A crash rolls all of it back, so an
- * event is fanned out exactly once. Returns how many events were taken.
+ * claim (FOR UPDATE SKIP LOCKED) and mark dispatched, then fan out to each active webhook of the
+ * tenant subscribed to the type and active since no later than the event (created or re-enabled
+ * before it). A crash rolls all of it back, so an event is fanned out exactly once. Returns how
+ * many events were taken.
  */
 export async function dispatchEvents(db: Kysely<Database>, now: Date, limit: number, firstDelayMs: number): Promise<number> {
   return db.transaction().execute(async (tx) => {
@@ -53,7 +54,7 @@ export async function dispatchEvents(db: Kysely<Database>, now: Date, limit: num
 }
 
 /** The envelope's bytes, made once per event: every webhook and every attempt sends exactly these. */
-export function serializeEnvelope(event: OutboxRow): string {
+function serializeEnvelope(event: OutboxRow): string {
   const envelope: EventEnvelope = {
     id: event.id,
     timestamp: event.occurred_at.toISOString(),
