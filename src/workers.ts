@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Deps } from './deps.js';
 import { MailWorker } from './modules/mail/mail.worker.js';
 import { logMailer, smtpMailer } from './modules/mail/mailer.js';
+import { WebhookWorker } from './modules/webhooks/webhooks.worker.js';
 
 /** Something that runs beside the API until stopped. */
 export interface BackgroundWorker {
@@ -12,12 +13,20 @@ export interface BackgroundWorker {
 export interface WorkerOptions {
   /** How often workers look for due work when nothing woke them (ms). */
   pollIntervalMs?: number;
+  /** Lease of a webhook attempt (ms); default: the larger of 60 s and twice the timeout plus 10 s. */
+  webhookLeaseMs?: number;
 }
 
-/** The background workers `npm start` runs beside the API. */
+/** The background workers `npm start` runs beside the API (and `cli worker` runs alone). */
 export function createWorkers(deps: Deps, logger: Logger, options: WorkerOptions = {}): BackgroundWorker[] {
   const mailer = deps.config.smtpUrl
     ? smtpMailer(deps.config.smtpUrl, deps.config.mailFrom)
     : logMailer(logger.child({ worker: 'mail' }));
-  return [new MailWorker(deps.store, mailer, deps.clock, logger.child({ worker: 'mail' }), options.pollIntervalMs)];
+  return [
+    new MailWorker(deps.store, mailer, deps.clock, logger.child({ worker: 'mail' }), options.pollIntervalMs),
+    new WebhookWorker(deps, logger.child({ worker: 'webhooks' }), {
+      pollIntervalMs: options.pollIntervalMs,
+      leaseMs: options.webhookLeaseMs,
+    }),
+  ];
 }

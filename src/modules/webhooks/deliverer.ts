@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { performance } from 'node:perf_hooks';
+import { Agent, buildConnector, request } from 'undici';
+import { type Config, ConfigError } from '../../config.js';
+import { BlockedTargetError, blockedAddressReason, guardedLookup } from './target-guard.js';
+
+/** What one attempt gave: `status_code` 0 when no HTTP answer came. */
+export interface AttemptOutcome {
+  statusCode: number;
+  responseTimeMs: number;
+  success: boolean;
+  error: string | null;
+}
+
+export interface OutgoingRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const MAX_ERROR_LENGTH = 500;
+const RESPONSE_DRAIN_LIMIT = 64 * 1024;
+
+/**
+ * Sends webhook requests: HTTPS with certificate verification always on (system CAs plus
+ * `WEBHOOK_CA_FILE`), no redirects followed, every address checked when the socket connects
+ * (literal IPs here, resolved names in the socket's lookup), unless private targets are allowed.
+ */
+export class Deliverer {
+  private readonly agent: Agent;
+  private readonly timeoutMs: number;
+
+  constructor(config: Readonly<Config>) {
+    this.timeoutMs = config.webhookTimeoutMs;
+    const ca = config.webhookCaFile ? [...rootCertificates, readCaFile(config.webhookCaFile)] : undefined;
+    const allowPrivate = config.webhookAllowPrivateTargets;
+    const connector = buildConnector({
+      ...(ca ? { ca } : {}),
+      ...(allowPrivate ? {} : { lookup: guardedLookup }),
+      rejectUnauthorized: true,
+      timeout: this.timeoutMs,
+    });
+    this.agent = new Agent({
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+      connect: (options, callback) => {
+        const host = options.hostname.replace(/^\[|\]$/g, '');
+        const reason = !allowPrivate && isIP(host) ? blockedAddressReason(host) : null;
+        if (reason) return callback(new BlockedTargetError(host, host, reason), null);
+        return connector(options, callback);
+      },
+    });
+  }
+
+  /** One POST; success is a 2xx status within the timeout. Never throws. */
+  async send(outgoing: OutgoingRequest): Promise<AttemptOutcome> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const response = await request(outgoing.url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: outgoing.headers,
+        body: outgoing.body,
+        signal: controller.signal,
+      });
+      const responseTimeMs = elapsed();
+      await response.body.dump({ limit: RESPONSE_DRAIN_LIMIT }).catch(() => {});
+      const success = response.statusCode >= 200 && response.statusCode < 300;
+      return {
+        statusCode: response.statusCode,
+        responseTimeMs,
+        success,
+        error: success ? null : describeStatus(response.statusCode),
+      };
+    } catch (error) {
+      return {
+        statusCode: 0,
+        responseTimeMs: elapsed(),
+        success: false,
+        error: timedOut ? `no response within ${this.timeoutMs} ms` : describeError(error),
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function readCaFile(path: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch {
+    throw new ConfigError('WEBHOOK_CA_FILE', 'a readable PEM file of CA certificates', path);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError('WEBHOOK_CA_FILE', 'a PEM file of CA certificates', path);
+  }
+  return pem;
+}
+
+function describeStatus(status: number): string {
+  const note = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
+  return `the receiver answered HTTP ${status}${note}`;
+}
+
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error).slice(0, MAX_ERROR_LENGTH);
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  const source = error instanceof BlockedTargetError || !cause ? error : cause;
+  const code = source instanceof BlockedTargetError ? undefined : (source as { code?: unknown }).code;
+  const text = typeof code === 'string' && !source.message.includes(code) ? `${code}: ${source.message}` : source.message;
+  return text.slice(0, MAX_ERROR_LENGTH);
+}

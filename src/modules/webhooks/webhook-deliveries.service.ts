@@ -1,0 +1,89 @@
+import type { Deps } from '../../deps.js';
+import type { RequestContext } from '../../lib/context.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { prefixedId } from '../../lib/ids.js';
+import type { Page } from '../../lib/pagination.js';
+import { writeAudit } from '../audit/audit.writer.js';
+import type { EventType } from '../events/catalog.js';
+import type { EventEnvelope } from '../events/outbox.js';
+import type { Deliverer } from './deliverer.js';
+import { recordAttempt } from './delivery-history.js';
+import { enqueueJobs } from './delivery-queue.js';
+import { sampleEventData } from './samples.js';
+import { deliveryHeaders } from './signing.js';
+import { findDelivery, findJobPayload, findWebhook, listDeliveries, toDeliveryResponse } from './webhooks.repo.js';
+
+export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId: string, page: Page) {
+  const webhook = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
+  if (!webhook) throw notFound('Webhook');
+  const { rows, total } = await listDeliveries(deps.store.db, ctx.tenantId, webhookId, page);
+  return { deliveries: rows.map(toDeliveryResponse), total };
+}
+
+/**
+ * One synchronous attempt with a sample event of the requested type, signed like any other. It is
+ * recorded in the history but never retried and never counts toward disabling; an inactive
+ * webhook can be tested too (to check a receiver before enabling it again).
+ */
+export async function testWebhook(deps: Deps, deliverer: Deliverer, ctx: RequestContext, webhookId: string, eventType: EventType) {
+  const webhook = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
+  if (!webhook) throw notFound('Webhook');
+  const attemptedAt = deps.clock.now();
+  const envelope: EventEnvelope = {
+    id: prefixedId('evt', attemptedAt.getTime()),
+    timestamp: attemptedAt.toISOString(),
+    event_type: eventType,
+    tenant_id: ctx.tenantId,
+    data: sampleEventData(eventType, ctx.tenantId, attemptedAt),
+  };
+  const body = JSON.stringify(envelope);
+  const deliveryId = prefixedId('dlv', attemptedAt.getTime());
+  const headers = deliveryHeaders(webhook, { deliveryId, eventId: envelope.id, eventType, body, now: attemptedAt });
+  const outcome = await deliverer.send({ url: webhook.url, headers, body });
+  await deps.store.db.transaction().execute((tx) =>
+    recordAttempt(tx, {
+      tenantId: ctx.tenantId, webhookId, deliveryId, jobId: null, eventId: envelope.id, eventType,
+      attempt: 1, isTest: true, attemptedAt, outcome,
+    }));
+  return {
+    delivered: outcome.success,
+    status_code: outcome.statusCode,
+    response_time_ms: outcome.responseTimeMs,
+    timestamp: attemptedAt.toISOString(),
+    delivery_id: deliveryId,
+    ...(outcome.error === null ? {} : { error: outcome.error }),
+  };
+}
+
+/** Queues the event of a past delivery again, now, as a new chain of attempts over the same bytes. */
+export async function redeliver(deps: Deps, ctx: RequestContext, webhookId: string, deliveryId: string) {
+  const now = deps.clock.now();
+  return deps.store.db.transaction().execute(async (tx) => {
+    const webhook = await findWebhook(tx, ctx.tenantId, webhookId, true);
+    if (!webhook) throw notFound('Webhook');
+    const delivery = await findDelivery(tx, ctx.tenantId, webhookId, deliveryId);
+    if (!delivery) throw notFound('Delivery');
+    if (delivery.is_test || !delivery.job_id) {
+      throw new AppError('invalid_state', 'A test delivery cannot be redelivered; use the test operation again');
+    }
+    if (!webhook.active) {
+      throw new AppError('invalid_state', 'The webhook is inactive; enable it (PUT with active: true) before redelivering');
+    }
+    const payload = await findJobPayload(tx, ctx.tenantId, delivery.job_id);
+    if (payload === undefined) throw notFound('Delivery');
+    await enqueueJobs(tx, [{
+      tenantId: ctx.tenantId, webhookId, eventId: delivery.event_id, eventType: delivery.event_type, payload,
+    }], now);
+    await writeAudit(tx, ctx, {
+      action: 'webhook.redelivery_requested', targetType: 'webhook', targetId: webhookId,
+      details: { delivery_id: deliveryId, event_id: delivery.event_id, event_type: delivery.event_type },
+    }, now);
+    return {
+      webhook_id: webhookId,
+      event_id: delivery.event_id,
+      event_type: delivery.event_type,
+      redelivery_of: deliveryId,
+      queued_at: now.toISOString(),
+    };
+  });
+}

@@ -1,0 +1,100 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database } from '../../db/types.js';
+import type { Page } from '../../lib/pagination.js';
+import type { DeliveryRecordResponse, WebhookResponse } from './webhooks.schemas.js';
+import type { WebhookDeliveriesTable, WebhooksTable } from './webhooks.tables.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+export type WebhookRow = Selectable<WebhooksTable>;
+
+export async function findWebhook(db: Db, tenantId: string, id: string, forUpdate = false): Promise<WebhookRow | undefined> {
+  const query = db.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export async function listWebhooks(db: Db, tenantId: string, filter: { active?: boolean | undefined }, page: Page) {
+  const base = db.selectFrom('webhooks').where((eb) => {
+    const conditions = [eb('tenant_id', '=', tenantId)];
+    if (filter.active !== undefined) conditions.push(eb('active', '=', filter.active));
+    return eb.and(conditions);
+  });
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+/** Removes a webhook with its queue and history. Returns the removed row, if there was one. */
+export async function deleteWebhook(tx: Transaction<Database>, tenantId: string, id: string) {
+  const removed = await tx
+    .deleteFrom('webhooks')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning(['id', 'url'])
+    .executeTakeFirst();
+  if (!removed) return undefined;
+  await tx.deleteFrom('webhook_jobs').where('tenant_id', '=', tenantId).where('webhook_id', '=', id).execute();
+  await tx.deleteFrom('webhook_deliveries').where('tenant_id', '=', tenantId).where('webhook_id', '=', id).execute();
+  return removed;
+}
+
+export async function listDeliveries(db: Db, tenantId: string, webhookId: string, page: Page) {
+  const base = db.selectFrom('webhook_deliveries').where('tenant_id', '=', tenantId).where('webhook_id', '=', webhookId);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('attempted_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+export async function findDelivery(db: Db, tenantId: string, webhookId: string, deliveryId: string) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('webhook_id', '=', webhookId)
+    .where('id', '=', deliveryId)
+    .executeTakeFirst();
+}
+
+export async function findJobPayload(db: Db, tenantId: string, jobId: string): Promise<string | undefined> {
+  const job = await db
+    .selectFrom('webhook_jobs')
+    .select('payload')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', jobId)
+    .executeTakeFirst();
+  return job?.payload;
+}
+
+export function toWebhookResponse(row: WebhookRow): WebhookResponse {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    active: row.active,
+    description: row.description,
+    headers: row.headers,
+    has_auth_token: row.auth_token !== '',
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    last_delivery: row.last_delivery_at?.toISOString() ?? null,
+    delivery_count: Number(row.delivery_count),
+  };
+}
+
+export function toDeliveryResponse(row: Selectable<WebhookDeliveriesTable>): DeliveryRecordResponse {
+  return {
+    id: row.id,
+    timestamp: row.attempted_at.toISOString(),
+    event_type: row.event_type,
+    event_id: row.event_id,
+    attempt: row.attempt,
+    test: row.is_test,
+    status_code: row.status_code,
+    response_time_ms: row.response_time_ms,
+    success: row.success,
+    ...(row.error === null ? {} : { error: row.error }),
+  };
+}

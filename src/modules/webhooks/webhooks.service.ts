@@ -1,0 +1,152 @@
+import type { Updateable } from 'kysely';
+import type { Deps } from '../../deps.js';
+import type { RequestContext } from '../../lib/context.js';
+import { notFound } from '../../lib/errors.js';
+import { prefixedId } from '../../lib/ids.js';
+import type { Page } from '../../lib/pagination.js';
+import { writeAudit } from '../audit/audit.writer.js';
+import { dropQueuedJobs } from './delivery-queue.js';
+import { newSigningSecret } from './signing.js';
+import { deleteWebhook as removeWebhook, findWebhook, listWebhooks as selectWebhooks, toWebhookResponse } from './webhooks.repo.js';
+import type { CreateWebhookInput, UpdateWebhookInput } from './webhooks.schemas.js';
+import type { WebhooksTable } from './webhooks.tables.js';
+import { checkAuthToken, checkCustomHeaders, checkWebhookUrl, uniqueEvents } from './webhooks.validation.js';
+
+/** How long the secret before a rotation keeps signing beside the new one. */
+export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+export async function createWebhook(deps: Deps, ctx: RequestContext, input: CreateWebhookInput) {
+  const url = await checkWebhookUrl(deps.config, input.url);
+  const headers = checkCustomHeaders(input.headers ?? {});
+  const authToken = checkAuthToken(input.auth_token ?? '');
+  const events = uniqueEvents(input.events);
+  const now = deps.clock.now();
+  const signingSecret = newSigningSecret();
+  const row = await deps.store.db.transaction().execute(async (tx) => {
+    const inserted = await tx
+      .insertInto('webhooks')
+      .values({
+        tenant_id: ctx.tenantId,
+        id: prefixedId('whk', now.getTime()),
+        url,
+        events: JSON.stringify(events),
+        active: input.active ?? true,
+        active_since: now,
+        description: input.description ?? '',
+        headers: JSON.stringify(headers),
+        auth_token: authToken,
+        signing_secret: signingSecret,
+        previous_signing_secret: null,
+        previous_secret_expires_at: null,
+        created_by: ctx.actor.type === 'user' ? ctx.actor.id : null,
+        created_at: now,
+        updated_at: now,
+        last_delivery_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await writeAudit(tx, ctx, {
+      action: 'webhook.created', targetType: 'webhook', targetId: inserted.id,
+      details: {
+        url, events, active: inserted.active, description: inserted.description,
+        header_names: Object.keys(headers), has_auth_token: authToken !== '',
+      },
+    }, now);
+    return inserted;
+  });
+  return { ...toWebhookResponse(row), signing_secret: signingSecret };
+}
+
+export async function listWebhooks(deps: Deps, ctx: RequestContext, filter: { active?: boolean | undefined }, page: Page) {
+  const { rows, total } = await selectWebhooks(deps.store.db, ctx.tenantId, filter, page);
+  return { webhooks: rows.map(toWebhookResponse), total };
+}
+
+export async function getWebhook(deps: Deps, ctx: RequestContext, id: string) {
+  const row = await findWebhook(deps.store.db, ctx.tenantId, id);
+  if (!row) throw notFound('Webhook');
+  return toWebhookResponse(row);
+}
+
+const UPDATABLE_FIELDS = ['url', 'events', 'active', 'description', 'headers', 'auth_token'] as const;
+
+/**
+ * Changes what is given. Deactivating drops the queued attempts; re-activating starts a new
+ * period: the webhook gets the events that occur from now on, not those of its inactive time.
+ */
+export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string, input: UpdateWebhookInput) {
+  const patch: Updateable<WebhooksTable> = {};
+  if (input.url !== undefined) patch.url = await checkWebhookUrl(deps.config, input.url);
+  if (input.events !== undefined) patch.events = JSON.stringify(uniqueEvents(input.events));
+  if (input.description !== undefined) patch.description = input.description;
+  if (input.headers !== undefined) patch.headers = JSON.stringify(checkCustomHeaders(input.headers));
+  if (input.auth_token !== undefined) patch.auth_token = checkAuthToken(input.auth_token);
+  const now = deps.clock.now();
+  const row = await deps.store.db.transaction().execute(async (tx) => {
+    const current = await findWebhook(tx, ctx.tenantId, id, true);
+    if (!current) throw notFound('Webhook');
+    if (input.active !== undefined && input.active !== current.active) {
+      patch.active = input.active;
+      if (input.active) patch.active_since = now;
+      else await dropQueuedJobs(tx, ctx.tenantId, id, now);
+    }
+    const updated = await tx
+      .updateTable('webhooks')
+      .set({ ...patch, updated_at: now })
+      .where('tenant_id', '=', ctx.tenantId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await writeAudit(tx, ctx, {
+      action: 'webhook.updated', targetType: 'webhook', targetId: id,
+      details: {
+        changed: UPDATABLE_FIELDS.filter((field) => input[field] !== undefined),
+        ...(input.url === undefined ? {} : { url: updated.url }),
+        ...(input.events === undefined ? {} : { events: updated.events }),
+        ...(input.active === undefined ? {} : { active: updated.active }),
+        ...(input.description === undefined ? {} : { description: updated.description }),
+        ...(input.headers === undefined ? {} : { header_names: Object.keys(updated.headers) }),
+        ...(input.auth_token === undefined ? {} : { has_auth_token: updated.auth_token !== '' }),
+      },
+    }, now);
+    return updated;
+  });
+  return toWebhookResponse(row);
+}
+
+/** Deletes the webhook, its queued attempts and its history. */
+export async function deleteWebhook(deps: Deps, ctx: RequestContext, id: string): Promise<void> {
+  const now = deps.clock.now();
+  await deps.store.db.transaction().execute(async (tx) => {
+    const removed = await removeWebhook(tx, ctx.tenantId, id);
+    if (!removed) throw notFound('Webhook');
+    await writeAudit(tx, ctx, { action: 'webhook.deleted', targetType: 'webhook', targetId: id, details: { url: removed.url } }, now);
+  });
+}
+
+/** A new signing secret, returned once; the previous one keeps signing beside it for 24 hours. */
+export async function rotateSigningSecret(deps: Deps, ctx: RequestContext, id: string) {
+  const now = deps.clock.now();
+  const signingSecret = newSigningSecret();
+  const graceEnd = new Date(now.getTime() + ROTATION_GRACE_MS);
+  await deps.store.db.transaction().execute(async (tx) => {
+    const current = await findWebhook(tx, ctx.tenantId, id, true);
+    if (!current) throw notFound('Webhook');
+    await tx
+      .updateTable('webhooks')
+      .set({
+        signing_secret: signingSecret,
+        previous_signing_secret: current.signing_secret,
+        previous_secret_expires_at: graceEnd,
+        updated_at: now,
+      })
+      .where('tenant_id', '=', ctx.tenantId)
+      .where('id', '=', id)
+      .execute();
+    await writeAudit(tx, ctx, {
+      action: 'webhook.secret_rotated', targetType: 'webhook', targetId: id,
+      details: { previous_secret_expires_at: graceEnd.toISOString() },
+    }, now);
+  });
+  return { id, signing_secret: signingSecret, previous_secret_expires_at: graceEnd.toISOString() };
+}

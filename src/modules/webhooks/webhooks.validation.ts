@@ -1,0 +1,65 @@
+import type { Config } from '../../config.js';
+import { validationError } from '../../lib/errors.js';
+import type { EventType } from '../events/catalog.js';
+import { checkTargetHost } from './target-guard.js';
+
+/**
+ * Checks a receiver URL: https only, no credentials in it, and (unless private targets are
+ * allowed) a host that is or resolves only to public addresses. The same address rule runs again
+ * whenever a delivery connects, since DNS answers change.
+ */
+export async function checkWebhookUrl(config: Readonly<Config>, raw: string): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw validationError('body.url', 'must be a valid absolute URL');
+  }
+  if (url.protocol !== 'https:') throw validationError('body.url', 'must be an https:// URL');
+  if (url.username || url.password) {
+    throw validationError('body.url', 'must not contain credentials; use auth_token or headers');
+  }
+  if (!config.webhookAllowPrivateTargets) {
+    const problem = await checkTargetHost(url.hostname);
+    if (problem) throw validationError('body.url', `host ${url.hostname} ${problem}`);
+  }
+  return raw;
+}
+
+/** Names a custom header may not use: the service's own and the connection's. */
+const RESERVED_NAMES = new Set([
+  'content-type', 'authorization', 'host', 'content-length',
+  'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'expect',
+  'proxy-authorization', 'proxy-connection',
+]);
+const RESERVED_PREFIXES = ['x-service-', 'webhook-'];
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
+export function checkCustomHeaders(headers: Record<string, string>): Record<string, string> {
+  const seen = new Set<string>();
+  for (const [name, value] of Object.entries(headers)) {
+    const path = `body.headers.${name}`;
+    const lower = name.toLowerCase();
+    if (!HEADER_NAME.test(name)) throw validationError(path, 'is not a valid header name');
+    if (RESERVED_NAMES.has(lower) || RESERVED_PREFIXES.some((prefix) => lower.startsWith(prefix))) {
+      throw validationError(path, 'is reserved: the service sets it on every delivery');
+    }
+    if (seen.has(lower)) throw validationError(path, 'is given twice (header names are case-insensitive)');
+    if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
+      throw validationError(path, 'must be printable ASCII without line breaks');
+    }
+    seen.add(lower);
+  }
+  return headers;
+}
+
+export function checkAuthToken(token: string): string {
+  if (!/^[\x21-\x7e]*$/.test(token)) throw validationError('body.auth_token', 'must be printable ASCII without spaces');
+  return token;
+}
+
+/** The subscribed types, each once, in the order given. */
+export function uniqueEvents(events: readonly EventType[]): EventType[] {
+  return [...new Set(events)];
+}
