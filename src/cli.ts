@@ -1,17 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import closeWithGrace from 'close-with-grace';
-import pino from 'pino';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { MigrationRefusedError, migrate } from './db/migrate.js';
 import { openStore } from './db/store.js';
-import type { Deps } from './deps.js';
-import { systemClock } from './lib/clock.js';
 import { AppError } from './lib/errors.js';
-import { serve } from './main.js';
+import { runWorkers, serve } from './main.js';
 import { createTenant } from './modules/tenants/tenants.service.js';
 import { SERVICE_VERSION } from './version.js';
-import { createWorkers } from './workers.js';
 
 const USAGE = `usage: ugs <command>
   serve                                   run the API and its workers (default)
@@ -32,7 +27,7 @@ async function main(argv: string[]): Promise<number> {
     return -1; // keeps running
   }
   if (command === 'worker') {
-    await runWorkers(config, leaseFromEnv(process.env.WEBHOOK_LEASE_MS));
+    await runWorkers(config);
     return -1; // keeps running
   }
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -65,41 +60,6 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await store.close();
   }
-}
-
-/**
- * The workers without the API, e.g. more delivery capacity beside the API processes on one
- * PostgreSQL. Stops on SIGTERM/SIGINT after the attempts in flight are recorded.
- */
-async function runWorkers(config: Readonly<Config>, webhookLeaseMs: number | undefined): Promise<void> {
-  const logger = pino({ level: config.logLevel });
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const deps: Deps = { config, store, clock: systemClock, lifecycle: { migrated: false, shuttingDown: false } };
-  await migrate(store.db).catch(async (error: unknown) => {
-    await store.close();
-    throw error;
-  });
-  deps.lifecycle.migrated = true;
-  const workers = createWorkers(deps, logger, { webhookLeaseMs });
-  closeWithGrace({ delay: 30_000 }, async ({ signal, err }) => {
-    if (err) logger.error({ err }, 'fatal error; stopping the workers');
-    logger.info({ signal }, 'stopping the workers');
-    deps.lifecycle.shuttingDown = true;
-    await Promise.all(workers.map((worker) => worker.stop()));
-    await store.close();
-  });
-  for (const worker of workers) await worker.start();
-  logger.info({ version: SERVICE_VERSION, store: store.kind }, 'workers running');
-}
-
-/** `WEBHOOK_LEASE_MS`: how long a worker reserves a webhook attempt (tests shorten it). */
-function leaseFromEnv(raw: string | undefined): number | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || value < 1000 || value > 3_600_000) {
-    throw new ConfigError('WEBHOOK_LEASE_MS', 'an integer from 1000 to 3600000 (milliseconds)', raw);
-  }
-  return value;
 }
 
 function generatedPassword(): string {

@@ -20,6 +20,8 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookAllowPrivateTargets: boolean;
   webhookCaFile: string | undefined;
+  /** How long a worker reserves a delivery attempt; unset: max(60 s, 2 x timeout + 10 s). */
+  webhookLeaseMs: number | undefined;
   bodyLimitBytes: number;
   logLevel: string;
   rateLimitPerMinute: number;
@@ -106,6 +108,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       '<hidden>',
     );
   }
+  const webhookTimeoutMs = integer(env, 'WEBHOOK_TIMEOUT_MS', 5000, 1, 600_000);
+  const webhookLeaseMs = read(env, 'WEBHOOK_LEASE_MS') === undefined
+    ? undefined
+    // A lease shorter than an attempt would let a second worker repeat an attempt still in flight.
+    : integer(env, 'WEBHOOK_LEASE_MS', 0, webhookTimeoutMs + 1000, 3_600_000);
   return Object.freeze({
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: read(env, 'HOST') ?? '0.0.0.0',
@@ -119,9 +126,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     mailFrom: email(env, 'MAIL_FROM') ?? 'no-reply@localhost',
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 43200, 1, 31_536_000),
     webhookRetryDelaysMs: delays(env, 'WEBHOOK_RETRY_DELAYS_MS', [0, 5000, 30000, 300000, 1800000]),
-    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 5000, 1, 600_000),
+    webhookTimeoutMs,
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     webhookCaFile: read(env, 'WEBHOOK_CA_FILE'),
+    webhookLeaseMs,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 5_242_880, 1024, 1_073_741_824),
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60000, 0, 100_000_000),

@@ -15,15 +15,8 @@ const SHUTDOWN_GRACE_MS = 30_000;
 /** config -> store -> migrate -> bootstrap -> app -> listen, then workers; drains on SIGTERM/SIGINT. */
 export async function serve(config: Readonly<Config>): Promise<void> {
   const logger = pino({ level: config.logLevel });
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const deps: Deps = { config, store, clock: systemClock, lifecycle: { migrated: false, shuttingDown: false } };
-
-  const { applied } = await migrate(store.db).catch(async (error: unknown) => {
-    await store.close();
-    throw error;
-  });
-  deps.lifecycle.migrated = true;
-  logger.info({ version: SERVICE_VERSION, store: store.kind, migrationsApplied: applied }, 'store ready');
+  const deps = await openMigratedStore(config, logger);
+  const { store } = deps;
 
   const bootstrap = await bootstrapIfEmpty(store, config, deps.clock.now());
   if (bootstrap) announceBootstrap(bootstrap, config, logger);
@@ -46,6 +39,35 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   for (const worker of workers) await worker.start();
   logger.info({ version: SERVICE_VERSION, port: config.port, store: store.kind }, `service ${SERVICE_VERSION} listening`);
+}
+
+/**
+ * The workers without the API: more delivery capacity beside the API processes on one
+ * PostgreSQL. Stops on SIGTERM/SIGINT once the attempts in flight are recorded.
+ */
+export async function runWorkers(config: Readonly<Config>): Promise<void> {
+  const logger = pino({ level: config.logLevel });
+  const deps = await openMigratedStore(config, logger);
+  const workers = createWorkers(deps, logger);
+  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'fatal error; stopping the workers');
+    logger.info({ signal }, 'stopping the workers');
+    deps.lifecycle.shuttingDown = true;
+    await Promise.all(workers.map((worker) => worker.stop()));
+    await deps.store.close();
+  });
+  for (const worker of workers) await worker.start();
+  logger.info({ version: SERVICE_VERSION, store: deps.store.kind }, 'workers running');
+}
+
+async function openMigratedStore(config: Readonly<Config>, logger: Logger): Promise<Deps> {
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const { applied } = await migrate(store.db).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  logger.info({ version: SERVICE_VERSION, store: store.kind, migrationsApplied: applied }, 'store ready');
+  return { config, store, clock: systemClock, lifecycle: { migrated: true, shuttingDown: false } };
 }
 
 function announceBootstrap(result: BootstrapResult, config: Readonly<Config>, logger: Logger): void {

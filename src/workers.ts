@@ -13,8 +13,6 @@ export interface BackgroundWorker {
 export interface WorkerOptions {
   /** How often workers look for due work when nothing woke them (ms). */
   pollIntervalMs?: number;
-  /** Lease of a webhook attempt (ms); default: the larger of 60 s and twice the timeout plus 10 s. */
-  webhookLeaseMs?: number;
 }
 
 /** The background workers `npm start` runs beside the API (and `cli worker` runs alone). */
@@ -26,7 +24,6 @@ export function createWorkers(deps: Deps, logger: Logger, options: WorkerOptions
     new MailWorker(deps.store, mailer, deps.clock, logger.child({ worker: 'mail' }), options.pollIntervalMs),
     new WebhookWorker(deps, logger.child({ worker: 'webhooks' }), {
       pollIntervalMs: options.pollIntervalMs,
-      leaseMs: options.webhookLeaseMs,
     }),
   ];
 }

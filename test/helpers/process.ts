@@ -25,11 +25,19 @@ export async function freePort(): Promise<number> {
 export class ServiceProcess {
   stdout = '';
   stderr = '';
+  /** Both streams, in the order they arrived. */
+  output = '';
   readonly exited: Promise<number | null>;
 
   constructor(readonly child: ChildProcess) {
-    child.stdout?.on('data', (d: Buffer) => (this.stdout += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    child.stdout?.on('data', (d: Buffer) => {
+      this.stdout += d.toString();
+      this.output += d.toString();
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      this.stderr += d.toString();
+      this.output += d.toString();
+    });
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   }
 
@@ -61,8 +69,27 @@ export class ServiceProcess {
     throw new Error(`service not ready at ${url}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
   }
 
+  /** Waits until the output matches `pattern`; returns the match. */
+  async waitForOutput(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = pattern.exec(this.output);
+      if (match) return match;
+      if (this.child.exitCode !== null) throw new Error(`process exited (${this.child.exitCode}):\n${this.output}`);
+      if (Date.now() > deadline) throw new Error(`no ${pattern} within ${timeoutMs} ms:\n${this.output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Lines of the JSON log whose `msg` is `message`. */
+  logLines(message: string): Array<Record<string, unknown>> {
+    return this.output.split('\n').filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.msg === message);
+  }
+
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
-    if (this.child.exitCode === null) this.child.kill(signal);
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
     return this.exited;
   }
 }

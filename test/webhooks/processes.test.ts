@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { emitMany } from '../../src/modules/events/outbox.js';
 import { Harness } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';
-import { buildDist, ServiceProcess } from '../helpers/webhooks-process.js';
+import { ServiceProcess } from '../helpers/process.js';
 import { bodyOf, createWebhook, deliveryEnv, emitEvent, sleep, verifyGithubStyle } from '../helpers/webhooks-fixtures.js';
 
 // Several processes on one database: only a PostgreSQL server allows that.
@@ -14,7 +14,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('webhook worker processes [postg
   const processes: ServiceProcess[] = [];
   let env: Record<string, string>;
   beforeAll(async () => {
-    buildDist();
     receiver = await HttpsReceiver.start(certificates);
     h = await Harness.start('postgres', { workers: false, env: deliveryEnv(certificates) });
     env = { ...deliveryEnv(certificates), DATABASE_URL: h.databaseUrl!, LOG_LEVEL: 'debug' };
@@ -88,8 +87,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('webhook worker processes [postg
       expect(Number(count.n)).toBe(events.length);
     }
     const deliveredBy = [a, b].map((p) => p.logLines('webhook delivered').length);
+    // Which worker wins each claim is up to timing (both usually share the work); together they send each one once.
     expect(deliveredBy[0]! + deliveredBy[1]!).toBe(expected);
-    expect(deliveredBy.every((n) => n > 0)).toBe(true);
   });
 
   it('serve: the API and its worker never log secrets, tokens or custom header values', async () => {

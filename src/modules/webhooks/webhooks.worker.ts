@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { ConfigError } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { prefixedId } from '../../lib/ids.js';
 import { Poller } from '../../lib/poller.js';
@@ -13,8 +12,6 @@ import { deliveryHeaders } from './signing.js';
 export interface WebhookWorkerOptions {
   /** How often to look for due work when nothing woke the worker (ms). */
   pollIntervalMs?: number;
-  /** How long a claimed attempt is reserved; must outlast the timeout. After it, another worker retries. */
-  leaseMs?: number;
   /** Attempts in flight in this process, all webhooks together. */
   maxInFlight?: number;
   /** Attempts in flight per webhook (counted over every worker through the leases). */
@@ -46,11 +43,7 @@ export class WebhookWorker {
 
   constructor(private readonly deps: Deps, private readonly logger: Logger, options: WebhookWorkerOptions = {}) {
     const timeoutMs = deps.config.webhookTimeoutMs;
-    this.leaseMs = options.leaseMs ?? Math.max(60_000, 2 * timeoutMs + 10_000);
-    if (this.leaseMs < timeoutMs + 1000) {
-      // A lease shorter than an attempt would let a second worker repeat an attempt still in flight.
-      throw new ConfigError('WEBHOOK_LEASE_MS', `at least WEBHOOK_TIMEOUT_MS + 1000 (${timeoutMs + 1000})`, String(this.leaseMs));
-    }
+    this.leaseMs = deps.config.webhookLeaseMs ?? Math.max(60_000, 2 * timeoutMs + 10_000);
     this.maxInFlight = options.maxInFlight ?? 16;
     this.maxPerWebhook = options.maxPerWebhook ?? 2;
     this.maxFirstAttempts = Math.max(1, Math.ceil(this.maxInFlight * 0.75));
