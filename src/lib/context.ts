@@ -40,3 +40,19 @@ export function systemContext(tenantId: string): RequestContext {
     ip: null,
   };
 }
+
+/** The context of a user acting on their own account before they hold a token (login, accepting an invitation). */
+export function userContext(
+  user: { tenant_id: string; id: string; email: string; role: Role },
+  meta: { ip: string; requestId: string },
+): RequestContext {
+  return {
+    tenantId: user.tenant_id,
+    actor: { type: 'user', id: user.id, label: user.email },
+    role: user.role,
+    scopes: [],
+    sessionId: null,
+    requestId: meta.requestId,
+    ip: meta.ip,
+  };
+}

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import type { UserRow } from '../../db/types.js';
-import type { RequestContext } from '../../lib/context.js';
+import { type RequestContext, userContext } from '../../lib/context.js';
 import { AppError } from '../../lib/errors.js';
 import { verifyPassword } from '../../lib/passwords.js';
 import { writeAudit } from '../audit/audit.writer.js';
@@ -93,16 +93,4 @@ async function firstMatching(candidates: UserRow[], password: string): Promise<U
 export async function logout(deps: Deps, ctx: RequestContext): Promise<void> {
   if (!ctx.sessionId) return;
   await revokeSession(deps.store.db, ctx.tenantId, ctx.sessionId, deps.clock.now());
-}
-
-function userContext(user: UserRow, meta: { ip: string; requestId: string }): RequestContext {
-  return {
-    tenantId: user.tenant_id,
-    actor: { type: 'user', id: user.id, label: user.email },
-    role: user.role,
-    scopes: [],
-    sessionId: null,
-    requestId: meta.requestId,
-    ip: meta.ip,
-  };
 }

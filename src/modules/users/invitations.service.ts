@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Deps } from '../../deps.js';
 import type { Database, UserRow } from '../../db/types.js';
-import type { RequestContext } from '../../lib/context.js';
+import { type RequestContext, userContext } from '../../lib/context.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/passwords.js';
@@ -128,22 +128,10 @@ export async function acceptInvitation(
     await invitations.deleteInvitations(tx, user.tenant_id, user.id);
     const session = await createSession(tx, user.tenant_id, user.id, now, deps.config.sessionTtlSeconds);
     const response = toUserResponse(updated);
-    const ctx = selfContext(updated, meta);
+    const ctx = userContext(updated, meta);
     await writeAudit(tx, ctx, { action: 'user.invitation_accepted', targetType: 'user', targetId: user.id, details: { email: user.email } }, now);
     await writeAudit(tx, ctx, { action: 'auth.login', targetType: 'user', targetId: user.id, details: { via: 'accept-invite' } }, now);
     await emit(tx, user.tenant_id, 'user.activated', response, now);
     return { token: session.token, token_type: 'Bearer', expires_at: session.expiresAt.toISOString(), user: response };
   });
-}
-
-function selfContext(user: UserRow, meta: { ip: string; requestId: string }): RequestContext {
-  return {
-    tenantId: user.tenant_id,
-    actor: { type: 'user', id: user.id, label: user.email },
-    role: user.role,
-    scopes: [],
-    sessionId: null,
-    requestId: meta.requestId,
-    ip: meta.ip,
-  };
 }

@@ -1,5 +1,6 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type Kysely, type Transaction, type Updateable, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
+import type { WebhookJobsTable } from './webhooks.tables.js';
 import { uuidv7 } from '../../lib/ids.js';
 
 export const JOBS_CHANNEL = 'webhook_jobs';
@@ -86,36 +87,25 @@ export async function claimJobs(db: Kysely<Database>, options: ClaimOptions): Pr
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** Ends a job whose attempt succeeded, if this worker still holds its lease. */
-export async function markSucceeded(tx: Db, job: ClaimedJob, now: Date): Promise<boolean> {
-  const updated = await tx
-    .updateTable('webhook_jobs')
-    .set({ status: 'succeeded', lease_until: null, lease_id: null, finished_at: now })
-    .where('tenant_id', '=', job.tenant_id)
-    .where('id', '=', job.id)
-    .where('status', '=', 'queued')
-    .where('lease_id', '=', job.lease_id)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) === 1;
+export function markSucceeded(tx: Db, job: ClaimedJob, now: Date): Promise<boolean> {
+  return updateLeasedJob(tx, job, { status: 'succeeded', finished_at: now });
 }
 
 /** Schedules the next attempt of a job, if this worker still holds its lease. */
-export async function scheduleRetry(tx: Db, job: ClaimedJob, nextAttemptAt: Date): Promise<boolean> {
-  const updated = await tx
-    .updateTable('webhook_jobs')
-    .set({ attempt: job.attempt + 1, next_attempt_at: nextAttemptAt, lease_until: null, lease_id: null })
-    .where('tenant_id', '=', job.tenant_id)
-    .where('id', '=', job.id)
-    .where('status', '=', 'queued')
-    .where('lease_id', '=', job.lease_id)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) === 1;
+export function scheduleRetry(tx: Db, job: ClaimedJob, nextAttemptAt: Date): Promise<boolean> {
+  return updateLeasedJob(tx, job, { attempt: job.attempt + 1, next_attempt_at: nextAttemptAt });
 }
 
 /** Ends a job whose last attempt failed, if this worker still holds its lease. */
-export async function markFailed(tx: Db, job: ClaimedJob, now: Date): Promise<boolean> {
+export function markFailed(tx: Db, job: ClaimedJob, now: Date): Promise<boolean> {
+  return updateLeasedJob(tx, job, { status: 'failed', finished_at: now });
+}
+
+/** Releases the lease with `changes`; false when the lease was lost (another worker owns the job now). */
+async function updateLeasedJob(tx: Db, job: ClaimedJob, changes: Updateable<WebhookJobsTable>): Promise<boolean> {
   const updated = await tx
     .updateTable('webhook_jobs')
-    .set({ status: 'failed', lease_until: null, lease_id: null, finished_at: now })
+    .set({ ...changes, lease_until: null, lease_id: null })
     .where('tenant_id', '=', job.tenant_id)
     .where('id', '=', job.id)
     .where('status', '=', 'queued')
