@@ -123,4 +123,12 @@ describe.each(STORES)('the service as a process [%s]', (kind) => {
     expect(weak.code).toBe(1);
     expect(weak.stderr).toContain('12 characters');
   });
+
+  it.runIf(kind === 'postgres')('migrates once when two processes run `migrate` on one empty database at the same moment', async () => {
+    const [first, second] = await Promise.all([ServiceProcess.run(['migrate'], storeEnv), ServiceProcess.run(['migrate'], storeEnv)]);
+    expect([first.code, second.code]).toEqual([0, 0]);
+    const outputs = [first.stdout, second.stdout].sort();
+    expect(outputs[0]).toMatch(/^applied: 0001_foundation, /);
+    expect(outputs[1]).toBe('the schema is up to date\n');
+  });
 });
