@@ -44,6 +44,27 @@ describe.each(STORES)('API keys [%s]', (kind) => {
     }
   });
 
+  it('records when a key was last used, to the minute', async () => {
+    const t = await h.tenant();
+    const created = (await h.call('POST', '/api/v1/api-keys', {
+      token: t.adminToken, body: { name: 'extension', scopes: ['interactions:read'] },
+    })).json();
+    const lastUsed = async () => (await h.call('GET', '/api/v1/api-keys', { token: t.adminToken })).json().api_keys[0].last_used_at;
+    expect(await lastUsed()).toBeNull();
+    await h.call('GET', '/api/v1/interactions', { token: created.key });
+    const first = await lastUsed();
+    expect(Date.now() - new Date(first).getTime()).toBeLessThan(10_000);
+    await h.call('GET', '/api/v1/interactions', { token: created.key });
+    expect(await lastUsed()).toBe(first); // within the minute: no write
+    h.clock.advance(61_000);
+    try {
+      await h.call('GET', '/api/v1/interactions', { token: created.key });
+      expect(new Date(await lastUsed()).getTime()).toBeGreaterThan(new Date(first).getTime() + 60_000);
+    } finally {
+      h.clock.reset();
+    }
+  });
+
   it('revokes a key: it stops working at once, and a second revoke is 404', async () => {
     const t = await h.tenant();
     const created = (await h.call('POST', '/api/v1/api-keys', {

@@ -90,7 +90,7 @@ describe.each(STORES)('Idempotency-Key [%s]', (kind) => {
     }
   });
 
-  it('purges the expired keys of the tenant after a keyed create', async () => {
+  it('purges the expired keys of the tenant after a keyed create, at most once an hour', async () => {
     const t = await h.tenant();
     const key = await h.apiKey(t, ['interactions:write']);
     await create(key, interactionBody(), 'old-1');
@@ -98,8 +98,16 @@ describe.each(STORES)('Idempotency-Key [%s]', (kind) => {
     try {
       h.clock.advance(25 * HOUR);
       await create(key, interactionBody(), 'new-1');
-      const keys = await h.db.selectFrom('idempotency_keys').select('key').where('tenant_id', '=', t.tenantId).execute();
-      expect(keys.map((k) => k.key)).toEqual(['new-1']);
+      const keys = async () => (await h.db.selectFrom('idempotency_keys').select('key').where('tenant_id', '=', t.tenantId)
+        .orderBy('key').execute()).map((k) => k.key);
+      expect(await keys()).toEqual(['new-1']);
+      h.clock.advance(25 * HOUR);
+      await create(key, interactionBody(), 'new-2'); // 25 h after the purge: purges again
+      expect(await keys()).toEqual(['new-2']);
+      h.clock.advance(30 * 60 * 1000);
+      await h.db.updateTable('idempotency_keys').set({ created_at: new Date(0) }).where('tenant_id', '=', t.tenantId).execute();
+      await create(key, interactionBody(), 'new-3'); // 30 min after the last purge: none yet
+      expect(await keys()).toEqual(['new-2', 'new-3']);
     } finally {
       h.clock.reset();
     }

@@ -5,6 +5,8 @@ import { sha256Hex } from '../../lib/crypto.js';
 
 export const SESSION_TOKEN_PREFIX = 'ugt_';
 export const API_KEY_PREFIX = 'ugk_';
+/** `last_used_at` of an API key is written at most this often, not on every request. */
+const LAST_USED_PRECISION_MS = 60_000;
 
 export interface Credential {
   tenantId: string;
@@ -23,11 +25,15 @@ export async function resolveBearer(db: Kysely<Database>, secret: string, now: D
   if (secret.startsWith(API_KEY_PREFIX)) {
     const key = await db
       .selectFrom('api_keys')
-      .select(['tenant_id', 'id', 'name', 'scopes'])
+      .select(['tenant_id', 'id', 'name', 'scopes', 'last_used_at'])
       .where('key_hash', '=', hash)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     if (!key) return null;
+    if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() > LAST_USED_PRECISION_MS) {
+      await db.updateTable('api_keys').set({ last_used_at: now })
+        .where('tenant_id', '=', key.tenant_id).where('id', '=', key.id).execute();
+    }
     return {
       tenantId: key.tenant_id,
       actor: { type: 'api_key', id: key.id, label: key.name },

@@ -58,7 +58,7 @@ export async function runIdempotent(
       if (saved.rows.length === 0) throw new KeyTakenMeanwhile();
       return response;
     });
-    await purgeExpiredKeys(db, request.tenantId, expiredBefore);
+    await purgeExpiredKeys(deps, request.tenantId, now, expiredBefore);
     return { ...result, replayed: false };
   } catch (error) {
     if (!(error instanceof KeyTakenMeanwhile)) throw error;
@@ -84,8 +84,19 @@ function replay(
   return { status: stored.response_status, body: stored.response_body, replayed: true };
 }
 
-/** Housekeeping after a keyed create; a failure here must not fail the create that committed. */
-async function purgeExpiredKeys(db: Kysely<Database>, tenantId: string, expiredBefore: Date): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('created_at', '<', expiredBefore)
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+const lastPurges = new WeakMap<Deps, Map<string, number>>();
+
+/**
+ * Housekeeping after a keyed create, at most hourly per tenant and process, so the hot path
+ * pays for it rarely. A failure here must not fail the create that committed.
+ */
+async function purgeExpiredKeys(deps: Deps, tenantId: string, now: Date, expiredBefore: Date): Promise<void> {
+  let purges = lastPurges.get(deps);
+  if (!purges) lastPurges.set(deps, (purges = new Map()));
+  const last = purges.get(tenantId);
+  if (last !== undefined && now.getTime() - last < PURGE_EVERY_MS) return;
+  purges.set(tenantId, now.getTime());
+  await deps.store.db.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('created_at', '<', expiredBefore)
     .execute().catch(() => undefined);
 }

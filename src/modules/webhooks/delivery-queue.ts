@@ -1,27 +1,16 @@
-import { type Kysely, type Transaction, type Updateable, sql } from 'kysely';
+import { type Kysely, type Selectable, type Transaction, type Updateable, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
-import type { WebhookJobsTable } from './webhooks.tables.js';
+import type { WebhookJobsTable, WebhooksTable } from './webhooks.tables.js';
 import { uuidv7 } from '../../lib/ids.js';
 
 export const JOBS_CHANNEL = 'webhook_jobs';
 
-/** A claimed job with what its attempt needs from the webhook, read at claim time. */
-export interface ClaimedJob {
-  tenant_id: string;
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  payload: string;
-  attempt: number;
-  lease_id: string;
-  url: string;
-  headers: Record<string, string>;
-  auth_token: string;
-  signing_secret: string;
-  previous_signing_secret: string | null;
-  previous_secret_expires_at: Date | null;
-}
+/** A claimed job (its lease is ours) with what its attempt needs from the webhook, read at claim time. */
+export type ClaimedJob = Pick<Selectable<WebhookJobsTable>,
+  'tenant_id' | 'id' | 'webhook_id' | 'event_id' | 'event_type' | 'payload' | 'attempt'>
+  & { lease_id: string }
+  & Pick<Selectable<WebhooksTable>,
+    'url' | 'headers' | 'auth_token' | 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'>;
 
 export interface ClaimOptions {
   now: Date;

@@ -24,14 +24,8 @@ export const CreateWebhookBody = Type.Object({
 });
 export type CreateWebhookInput = Static<typeof CreateWebhookBody>;
 
-export const UpdateWebhookBody = Type.Object({
-  url: Type.Optional(Url),
-  events: Type.Optional(Events),
-  description: Type.Optional(Description),
-  active: Type.Optional(Type.Boolean()),
-  headers: Type.Optional(Headers),
-  auth_token: Type.Optional(AuthToken),
-});
+/** Every field of a create, each optional. */
+export const UpdateWebhookBody = Type.Partial(CreateWebhookBody);
 export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>;
 
 /** A webhook as reads return it: never its secrets, only whether a bearer token is set. */
