@@ -20,8 +20,15 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookAllowPrivateTargets: boolean;
   webhookCaFile: string | undefined;
-  /** How long a worker reserves a delivery attempt; unset: max(60 s, 2 x timeout + 10 s). */
-  webhookLeaseMs: number | undefined;
+  /** How long a worker reserves an attempt between two heartbeats (it renews every third of it). */
+  webhookLeaseMs: number;
+  /** Attempts in flight in one process, all webhooks together. */
+  webhookConcurrency: number;
+  /** Attempts in flight in one process for one webhook. */
+  webhookConcurrencyPerWebhook: number;
+  webhookHistoryRetentionDays: number;
+  /** `serve` runs the background workers beside the API (false: run them with `worker` elsewhere). */
+  serveWorkers: boolean;
   bodyLimitBytes: number;
   logLevel: string;
   rateLimitPerMinute: number;
@@ -109,10 +116,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     );
   }
   const webhookTimeoutMs = integer(env, 'WEBHOOK_TIMEOUT_MS', 5000, 1, 600_000);
-  const webhookLeaseMs = read(env, 'WEBHOOK_LEASE_MS') === undefined
-    ? undefined
-    // A lease shorter than an attempt would let a second worker repeat an attempt still in flight.
-    : integer(env, 'WEBHOOK_LEASE_MS', 0, webhookTimeoutMs + 1000, 3_600_000);
+  const webhookConcurrency = integer(env, 'WEBHOOK_CONCURRENCY', 500, 1, 100_000);
   return Object.freeze({
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: read(env, 'HOST') ?? '0.0.0.0',
@@ -129,7 +133,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookTimeoutMs,
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     webhookCaFile: read(env, 'WEBHOOK_CA_FILE'),
-    webhookLeaseMs,
+    webhookLeaseMs: integer(env, 'WEBHOOK_LEASE_MS', 10_000, 1000, 3_600_000),
+    webhookConcurrency,
+    webhookConcurrencyPerWebhook: integer(env, 'WEBHOOK_CONCURRENCY_PER_WEBHOOK', Math.min(50, webhookConcurrency), 1, webhookConcurrency),
+    webhookHistoryRetentionDays: integer(env, 'WEBHOOK_HISTORY_RETENTION_DAYS', 30, 1, 36_500),
+    serveWorkers: boolean(env, 'SERVE_WORKERS', true),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 5_242_880, 1024, 1_073_741_824),
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60000, 0, 100_000_000),

@@ -22,7 +22,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   if (bootstrap) announceBootstrap(bootstrap, config, logger);
 
   const app = await buildApp(deps);
-  const workers = createWorkers(deps, logger);
+  const workers = config.serveWorkers ? createWorkers(deps, logger) : [];
 
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'fatal error; shutting down');

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Deps } from './deps.js';
 import { MailWorker } from './modules/mail/mail.worker.js';
 import { logMailer, smtpMailer } from './modules/mail/mailer.js';
-import { WebhookWorker } from './modules/webhooks/webhooks.worker.js';
+import { DeliveryWorker } from './modules/delivery/delivery.worker.js';
+import { RetentionWorker } from './modules/delivery/retention.js';
 
 /** Something that runs beside the API until stopped. */
 export interface BackgroundWorker {
@@ -13,6 +14,8 @@ export interface BackgroundWorker {
 export interface WorkerOptions {
   /** How often workers look for due work when nothing woke them (ms). */
   pollIntervalMs?: number;
+  /** How often the delivery history purge runs (ms). */
+  retentionIntervalMs?: number;
 }
 
 /** The background workers `npm start` runs beside the API (and `cli worker` runs alone). */
@@ -22,8 +25,7 @@ export function createWorkers(deps: Deps, logger: Logger, options: WorkerOptions
     : logMailer(logger.child({ worker: 'mail' }));
   return [
     new MailWorker(deps.store, mailer, deps.clock, logger.child({ worker: 'mail' }), options.pollIntervalMs),
-    new WebhookWorker(deps, logger.child({ worker: 'webhooks' }), {
-      pollIntervalMs: options.pollIntervalMs,
-    }),
+    new DeliveryWorker(deps, logger.child({ worker: 'webhooks' }), { pollIntervalMs: options.pollIntervalMs }),
+    new RetentionWorker(deps, logger.child({ worker: 'retention' }), { intervalMs: options.retentionIntervalMs }),
   ];
 }

@@ -1,6 +1,7 @@
 import type { InteractionsTables } from '../modules/interactions/interactions.tables.js';
 import type { UsersTables } from '../modules/users/users.tables.js';
 import type { WebhooksTables } from '../modules/webhooks/webhooks.tables.js';
+import type { DeliveryTables } from '../modules/delivery/delivery.tables.js';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 /** A timestamp column: read as a Date, written as a Date or an ISO string. */
@@ -75,16 +76,6 @@ export interface AuditLogTable {
   request_id: string | null;
 }
 
-export interface OutboxEventsTable {
-  tenant_id: string;
-  id: string;
-  event_type: string;
-  data: Json<unknown>;
-  occurred_at: Timestamp;
-  dispatched_at: Timestamp | null;
-  lease_until: Timestamp | null;
-}
-
 export interface MailOutboxTable {
   tenant_id: string;
   id: string;
@@ -111,13 +102,12 @@ export interface FoundationTables {
   api_keys: ApiKeysTable;
   login_failures: LoginFailuresTable;
   audit_log: AuditLogTable;
-  outbox_events: OutboxEventsTable;
   mail_outbox: MailOutboxTable;
   service_meta: ServiceMetaTable;
 }
 
 /** Every table: the foundation's, plus each feature's own. */
-export interface Database extends FoundationTables, UsersTables, InteractionsTables, WebhooksTables {}
+export interface Database extends FoundationTables, UsersTables, InteractionsTables, WebhooksTables, DeliveryTables {}
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;

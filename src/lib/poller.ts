@@ -14,6 +14,10 @@ export class Poller {
     private readonly onError: (error: unknown) => void,
   ) {}
 
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
   start(): void {
     this.stopped = false;
     this.wake();

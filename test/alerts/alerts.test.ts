@@ -8,7 +8,7 @@ interface Alert { id: string; interaction_id: string; policy_id: string; severit
 describe.each(STORES)('alerts [%s]', (kind) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await Harness.start(kind);
+    h = await Harness.start(kind, { captureEvents: true });
   });
   afterAll(async () => h.close());
 

@@ -8,7 +8,7 @@ describe('configuration', () => {
       bootstrapAdminEmail: undefined, bootstrapAdminPassword: undefined, bootstrapTenantName: 'Default',
       publicBaseUrl: 'http://localhost:8080', smtpUrl: undefined, mailFrom: 'no-reply@localhost',
       sessionTtlSeconds: 43200, webhookRetryDelaysMs: [0, 5000, 30000, 300000, 1800000], webhookTimeoutMs: 5000,
-      webhookAllowPrivateTargets: false, webhookCaFile: undefined, webhookLeaseMs: undefined, bodyLimitBytes: 5242880, logLevel: 'info',
+      webhookAllowPrivateTargets: false, webhookCaFile: undefined, webhookLeaseMs: 10000, webhookConcurrency: 500, webhookConcurrencyPerWebhook: 50, webhookHistoryRetentionDays: 30, serveWorkers: true, bodyLimitBytes: 5242880, logLevel: 'info',
       rateLimitPerMinute: 60000, loginMaxFailures: 10, shutdownDelayMs: 0,
     });
   });

@@ -12,7 +12,7 @@ import { TcpProxy } from '../helpers/tcp-proxy.js';
 describe.each(STORES)('operations [%s]', (kind) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await Harness.start(kind);
+    h = await Harness.start(kind, { captureEvents: true });
   });
   afterAll(async () => h.close());
 
@@ -79,7 +79,7 @@ describe.each(STORES)('operations [%s]', (kind) => {
     }
   });
 
-  it('emit() writes the event envelope with its transaction, and nothing when it rolls back', async () => {
+  it('emit() queues the event envelope with its transaction, and nothing when it rolls back', async () => {
     const { emit } = await import('../../src/modules/events/outbox.js');
     const t = await h.tenant();
     const now = h.clock.now();
@@ -92,9 +92,10 @@ describe.each(STORES)('operations [%s]', (kind) => {
       await emit(tx, t.tenantId, 'user.deleted', { id: 'u2' }, now);
       throw new Error('rollback');
     })).rejects.toThrow('rollback');
-    const rows = await h.db.selectFrom('outbox_events').selectAll().where('tenant_id', '=', t.tenantId).execute();
-    expect(rows.map((r) => r.data)).toEqual([{ id: 'u1' }]);
-    expect(rows[0]).toMatchObject({ id: committed.id, event_type: 'user.deleted', dispatched_at: null });
+    const rows = await h.db.selectFrom('webhook_messages').selectAll().where('tenant_id', '=', t.tenantId).execute();
+    expect(rows.map((r) => JSON.parse(r.payload))).toEqual([committed]);
+    expect(await h.db.selectFrom('webhook_jobs').select(['event_id', 'attempt']).where('tenant_id', '=', t.tenantId).execute())
+      .toEqual([{ event_id: committed.id, attempt: 1 }]);
   });
 });
 

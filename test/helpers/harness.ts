@@ -7,7 +7,8 @@ import { migrate } from '../../src/db/migrate.js';
 import type { StoreKind } from '../../src/db/store.js';
 import { AdjustableClock } from '../../src/lib/clock.js';
 import { createTenant } from '../../src/modules/tenants/tenants.service.js';
-import { createWorkers, type BackgroundWorker } from '../../src/workers.js';
+import { createWorkers, type BackgroundWorker, type WorkerOptions } from '../../src/workers.js';
+import { EVENT_TYPES } from '../../src/modules/events/catalog.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import { hashPassword } from '../../src/lib/passwords.js';
 import { createTestStore, type TestStore } from './stores.js';
@@ -16,8 +17,16 @@ export const TEST_PASSWORD = 'Correct-Horse-42';
 
 export interface HarnessOptions {
   env?: Record<string, string>;
-  /** Start the background workers (mail, deliveries) too. */
+  /** Start the background workers (mail, deliveries, retention) too. */
   workers?: boolean;
+  /** Options of those workers (default: poll every 50 ms). */
+  workerOptions?: WorkerOptions;
+  /**
+   * Give each tenant a webhook subscribed to every event type, so that the events the tenant's
+   * changes emit are kept (an event no webhook wants leaves nothing) and `capturedEvents` reads
+   * them. Its receiver does not exist: use it only without workers.
+   */
+  captureEvents?: boolean;
 }
 
 export interface TestTenant {
@@ -45,6 +54,7 @@ export class Harness {
     readonly clock: AdjustableClock,
     private readonly testStore: TestStore,
     private readonly workers: BackgroundWorker[],
+    private readonly captureEvents: boolean,
   ) {}
 
   static async start(kind: StoreKind, options: HarnessOptions = {}): Promise<Harness> {
@@ -56,9 +66,12 @@ export class Harness {
     deps.lifecycle.migrated = true;
     const app = await buildApp(deps);
     await app.ready();
-    const workers = options.workers ? createWorkers(deps, pino({ level: config.logLevel }), { pollIntervalMs: 50 }) : [];
+    if (options.captureEvents && options.workers) throw new Error('captureEvents is for harnesses without workers');
+    const workers = options.workers
+      ? createWorkers(deps, pino({ level: config.logLevel }), { pollIntervalMs: 50, ...options.workerOptions })
+      : [];
     for (const worker of workers) await worker.start();
-    return new Harness(kind, app, deps, clock, testStore, workers);
+    return new Harness(kind, app, deps, clock, testStore, workers, options.captureEvents ?? false);
   }
 
   get db() {
@@ -84,8 +97,19 @@ export class Harness {
       { name, adminEmail, adminPassword: TEST_PASSWORD },
       this.clock.now(),
     );
+    if (this.captureEvents) await this.addCatchAllWebhook(tenantId);
     const adminToken = await this.login(adminEmail, TEST_PASSWORD);
     return { tenantId, adminId, adminEmail, adminToken };
+  }
+
+  private async addCatchAllWebhook(tenantId: string): Promise<void> {
+    const now = this.clock.now();
+    await this.db.insertInto('webhooks').values({
+      tenant_id: tenantId, id: `whk_capture${this.tenantCount}`, url: 'https://127.0.0.1:9/capture',
+      events: JSON.stringify(EVENT_TYPES), active: true, active_since: now, description: 'test capture', headers: '{}',
+      auth_token: '', signing_secret: 'whsec_capture', previous_signing_secret: null, previous_secret_expires_at: null,
+      created_by: null, created_at: now, updated_at: now, last_delivery_at: null,
+    }).execute();
   }
 
   /** An active user of the tenant, created directly in the store, logged in. */
@@ -126,4 +150,15 @@ export class Harness {
       ...(options.body === undefined ? {} : { payload: options.body as object }),
     });
   }
+}
+
+/**
+ * The events emitted for a tenant, oldest first (optionally of one type), read from the stored
+ * envelopes of queued events: with `captureEvents`, every event is queued.
+ */
+export async function capturedEvents(h: Harness, tenantId: string, eventType?: string) {
+  let query = h.db.selectFrom('webhook_messages').select(['event_type', 'payload']).where('tenant_id', '=', tenantId);
+  if (eventType) query = query.where('event_type', '=', eventType);
+  const rows = await query.orderBy('created_at').orderBy('id').execute();
+  return rows.map((row) => ({ type: row.event_type, data: (JSON.parse(row.payload) as { data: Record<string, any> }).data }));
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import type { Harness, TestTenant } from './harness.js';
+import { capturedEvents, type Harness, type TestTenant } from './harness.js';
 
 /** A random SHA-256 hex digest. */
 export function randomHash(): string {
@@ -30,15 +30,15 @@ export async function createPolicy(h: Harness, t: TestTenant, body: Record<strin
   return response.json();
 }
 
-/** The outbox events of a tenant, oldest first, optionally of one type. */
+/**
+ * The events a tenant's changes emitted, oldest first, optionally of one type, as queued for
+ * delivery: the harness must capture events (`captureEvents`), since unwanted events leave nothing.
+ */
 export async function outboxEvents(h: Harness, tenantId: string, eventType?: string) {
-  let query = h.db.selectFrom('outbox_events').selectAll().where('tenant_id', '=', tenantId);
-  if (eventType) query = query.where('event_type', '=', eventType);
-  const rows = await query.orderBy('occurred_at').orderBy('id').execute();
-  return rows.map((row) => ({ type: row.event_type, data: row.data as Record<string, any> }));
+  return capturedEvents(h, tenantId, eventType);
 }
 
-export async function countRows(h: Harness, table: 'interactions' | 'alerts' | 'outbox_events' | 'idempotency_keys' | 'audit_log',
+export async function countRows(h: Harness, table: 'interactions' | 'alerts' | 'webhook_messages' | 'idempotency_keys' | 'audit_log',
   tenantId: string): Promise<number> {
   const row = await h.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId)
     .executeTakeFirstOrThrow();

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Harness, TestTenant } from './harness.js';
+import { capturedEvents, type Harness, type TestTenant } from './harness.js';
 
 export const STRONG_PASSWORD = 'New-Passw0rd-2024';
 
@@ -42,15 +42,9 @@ export async function latestInvitationToken(h: Harness, tenantId: string, email:
   return tokenFromText(mails[0].body_text);
 }
 
+/** The events the tenant's changes emitted (the harness must capture events). */
 export async function events(h: Harness, tenantId: string) {
-  const rows = await h.db
-    .selectFrom('outbox_events')
-    .select(['event_type', 'data'])
-    .where('tenant_id', '=', tenantId)
-    .orderBy('occurred_at')
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => ({ type: row.event_type, data: row.data as Record<string, unknown> }));
+  return capturedEvents(h, tenantId);
 }
 
 export async function audits(h: Harness, tenantId: string, prefix = 'user.') {

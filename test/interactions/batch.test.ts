@@ -8,7 +8,7 @@ import { STORES } from '../helpers/stores.js';
 describe.each(STORES)('batch create [%s]', (kind) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await Harness.start(kind);
+    h = await Harness.start(kind, { captureEvents: true });
   });
   afterAll(async () => h.close());
 
@@ -49,7 +49,7 @@ describe.each(STORES)('batch create [%s]', (kind) => {
     const timestamps = await h.db.selectFrom('interactions').select('timestamp').distinct()
       .where('tenant_id', '=', t.tenantId).execute();
     expect(timestamps).toHaveLength(1);
-    expect(await countRows(h, 'outbox_events', t.tenantId)).toBe(500);
+    expect(await countRows(h, 'webhook_messages', t.tenantId)).toBe(500);
   });
 
   it('refuses 501 items, and bodies that are not arrays, with 400 and stores nothing', async () => {
@@ -66,7 +66,7 @@ describe.each(STORES)('batch create [%s]', (kind) => {
       expect(response.statusCode, body).toBe(400);
     }
     expect(await countRows(h, 'interactions', t.tenantId)).toBe(0);
-    expect(await countRows(h, 'outbox_events', t.tenantId)).toBe(0);
+    expect(await countRows(h, 'webhook_messages', t.tenantId)).toBe(0);
   });
 
   it('judges each stored item like a single create: same decisions, alerts and events', async () => {

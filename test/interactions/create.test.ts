@@ -8,7 +8,7 @@ import { STORES } from '../helpers/stores.js';
 describe.each(STORES)('create interaction [%s]', (kind) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await Harness.start(kind);
+    h = await Harness.start(kind, { captureEvents: true });
   });
   afterAll(async () => h.close());
 
@@ -121,7 +121,7 @@ describe.each(STORES)('create interaction [%s]', (kind) => {
   it.each(INVALID_BODIES)('refuses %s with 400 validation_error and stores nothing', async (_name, overrides) => {
     const t = await h.tenant();
     await createPolicy(h, t, { name: 'everything', action: 'block' });
-    const eventsBefore = await countRows(h, 'outbox_events', t.tenantId);
+    const eventsBefore = await countRows(h, 'webhook_messages', t.tenantId);
     const response = await h.call('POST', '/api/v1/interactions', { token: t.adminToken, body: interactionBody(overrides) });
     expect(response.statusCode, response.body).toBe(400);
     const body = response.json();
@@ -129,7 +129,7 @@ describe.each(STORES)('create interaction [%s]', (kind) => {
     expect(body.details[0].path).toMatch(/^body/);
     expect(await countRows(h, 'interactions', t.tenantId)).toBe(0);
     expect(await countRows(h, 'alerts', t.tenantId)).toBe(0);
-    expect(await countRows(h, 'outbox_events', t.tenantId)).toBe(eventsBefore);
+    expect(await countRows(h, 'webhook_messages', t.tenantId)).toBe(eventsBefore);
   });
 
   it('refuses a body that is not an object, or not JSON', async () => {

@@ -8,7 +8,7 @@ const HOUR = 60 * 60 * 1000;
 describe.each(STORES)('Idempotency-Key [%s]', (kind) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await Harness.start(kind);
+    h = await Harness.start(kind, { captureEvents: true });
   });
   afterAll(async () => h.close());
 
@@ -24,7 +24,7 @@ describe.each(STORES)('Idempotency-Key [%s]', (kind) => {
     const first = await create(t.adminToken, body, 'key-1');
     const counts = async () => [
       await countRows(h, 'interactions', t.tenantId), await countRows(h, 'alerts', t.tenantId),
-      await countRows(h, 'outbox_events', t.tenantId),
+      await countRows(h, 'webhook_messages', t.tenantId),
     ];
     const before = await counts();
     const retry = await create(t.adminToken, body, 'key-1');
@@ -134,7 +134,7 @@ describe.each(STORES)('Idempotency-Key [%s]', (kind) => {
     expect(responses.map((r) => r.statusCode)).toEqual(Array(6).fill(201));
     expect(new Set(responses.map((r) => r.json().id)).size).toBe(1);
     expect(await countRows(h, 'interactions', t.tenantId)).toBe(1);
-    expect(await countRows(h, 'outbox_events', t.tenantId)).toBe(1);
+    expect(await countRows(h, 'webhook_messages', t.tenantId)).toBe(1);
   });
 
   it('keeps keys per tenant', async () => {

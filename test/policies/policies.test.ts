@@ -10,7 +10,7 @@ const auditActions = async (h: Harness, tenantId: string) =>
 describe.each(STORES)('policies [%s]', (kind) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await Harness.start(kind);
+    h = await Harness.start(kind, { captureEvents: true });
   });
   afterAll(async () => h.close());
 
@@ -67,7 +67,7 @@ describe.each(STORES)('policies [%s]', (kind) => {
     expect(response.statusCode, response.body).toBe(400);
     expect(response.json().code).toBe('validation_error');
     expect(await h.db.selectFrom('policies').selectAll().where('tenant_id', '=', t.tenantId).execute()).toEqual([]);
-    expect(await countRows(h, 'outbox_events', t.tenantId)).toBe(0);
+    expect(await countRows(h, 'webhook_messages', t.tenantId)).toBe(0);
   });
 
   it('lists policies oldest first with filters and pagination headers, for admins and viewers', async () => {

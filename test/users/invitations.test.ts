@@ -11,7 +11,7 @@ const DAY = 24 * 60 * 60 * 1000;
 describe.each(STORES)('invitations [%s]', (kind) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await Harness.start(kind, { env: { PUBLIC_BASE_URL: 'https://gov.acme.test/', SESSION_TTL_SECONDS: '2592000' } });
+    h = await Harness.start(kind, { captureEvents: true, env: { PUBLIC_BASE_URL: 'https://gov.acme.test/', SESSION_TTL_SECONDS: '2592000' } });
   });
   afterAll(async () => h.close());
 

@@ -6,7 +6,7 @@ import { audits, events, invite, snapshot, STRONG_PASSWORD, userRow } from '../h
 describe.each(STORES)('users admin endpoints [%s]', (kind) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await Harness.start(kind);
+    h = await Harness.start(kind, { captureEvents: true });
   });
   afterAll(async () => h.close());
 

@@ -6,7 +6,7 @@ import { audits, events, snapshot, STRONG_PASSWORD } from '../helpers/users-fixt
 describe.each(STORES)('users/me [%s]', (kind) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await Harness.start(kind);
+    h = await Harness.start(kind, { captureEvents: true });
   });
   afterAll(async () => h.close());
 

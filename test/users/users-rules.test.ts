@@ -33,7 +33,7 @@ async function activeAdmins(h: Harness, t: TestTenant) {
 describe.each(STORES)('users rules [%s]', (kind) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await Harness.start(kind);
+    h = await Harness.start(kind, { captureEvents: true });
   });
   afterAll(async () => h.close());
 

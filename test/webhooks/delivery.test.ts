@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { Deliverer } from '../../src/modules/webhooks/deliverer.js';
+import { Sender } from '../../src/modules/delivery/sender.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';
 import { SmtpReceiver } from '../helpers/smtp-receiver.js';
@@ -84,8 +84,10 @@ describe.each(STORES)('webhook delivery [%s]', (kind) => {
       attempt: 1, test: false, status_code: 200, success: true,
     });
     expect(deliveries[0]).not.toHaveProperty('error');
-    const outbox = await h.db.selectFrom('outbox_events').select('dispatched_at').where('id', '=', envelope.id).executeTakeFirstOrThrow();
-    expect(outbox.dispatched_at).not.toBeNull();
+    // Delivered: its job is gone; its envelope stays for redelivery while its history is kept.
+    await expect.poll(async () => (await webhook(t, subscribed.id)).queued).toBe(0);
+    expect(await h.db.selectFrom('webhook_jobs').select('id').where('event_id', '=', envelope.id).execute()).toEqual([]);
+    expect(await h.db.selectFrom('webhook_messages').select('id').where('id', '=', envelope.id).execute()).toHaveLength(1);
   });
 
   it('sends the same bytes to every subscriber, and nothing for events emitted before a webhook existed', async () => {
@@ -154,8 +156,7 @@ describe.each(STORES)('webhook delivery [%s]', (kind) => {
     const attemptsOfFailing = (await history(t, hook.id)).deliveries.filter((d: { event_id: string }) => d.event_id === failing.id);
     expect(attemptsOfFailing.map((d: { attempt: number }) => d.attempt).sort()).toEqual([1, 2, 3, 4, 5]);
     expect(attemptsOfFailing.every((d: { status_code: number; success: boolean }) => d.status_code === 503 && !d.success)).toBe(true);
-    const queued = await h.db.selectFrom('webhook_jobs').select('status').where('tenant_id', '=', t.tenantId)
-      .where('status', '=', 'queued').execute();
+    const queued = await h.db.selectFrom('webhook_jobs').select('id').where('tenant_id', '=', t.tenantId).execute();
     expect(queued).toHaveLength(0);
     const audit = await h.db.selectFrom('audit_log').selectAll().where('tenant_id', '=', t.tenantId)
       .where('action', '=', 'webhook.disabled').execute();
@@ -273,14 +274,14 @@ describe.each(STORES)('webhook delivery [%s]', (kind) => {
     await h.call('PUT', `/api/v1/webhooks/${hook.id}`, { token: t.adminToken, body: { active: false } });
     await sleep(500);
     expect(r.requests).toHaveLength(1);
-    const jobs = await h.db.selectFrom('webhook_jobs').select('status').where('tenant_id', '=', t.tenantId).execute();
-    expect(jobs.map((j) => j.status)).toEqual(['dropped']);
+    expect(await h.db.selectFrom('webhook_jobs').select('id').where('tenant_id', '=', t.tenantId).execute()).toEqual([]);
+    expect(await webhook(t, hook.id)).toMatchObject({ queued: 0, oldest_queued_at: null });
   });
 });
 
 describe('WEBHOOK_CA_FILE', () => {
   it('stops the start with a message naming the variable when the file is missing or not PEM', () => {
-    expect(() => new Deliverer(loadConfig({ WEBHOOK_CA_FILE: '/nonexistent/ca.pem' }))).toThrow(ConfigError);
-    expect(() => new Deliverer(loadConfig({ WEBHOOK_CA_FILE: 'package.json' }))).toThrow(/WEBHOOK_CA_FILE/);
+    expect(() => new Sender(loadConfig({ WEBHOOK_CA_FILE: '/nonexistent/ca.pem' }))).toThrow(ConfigError);
+    expect(() => new Sender(loadConfig({ WEBHOOK_CA_FILE: 'package.json' }))).toThrow(/WEBHOOK_CA_FILE/);
   });
 });

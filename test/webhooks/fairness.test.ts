@@ -13,7 +13,7 @@ describe.each(STORES)('webhook fairness [%s]', (kind) => {
   beforeAll(async () => {
     slow = await HttpsReceiver.start(certificates);
     fast = await HttpsReceiver.start(certificates);
-    h = await Harness.start(kind, { workers: true, env: deliveryEnv(certificates, { WEBHOOK_TIMEOUT_MS: '5000' }) });
+    h = await Harness.start(kind, { workers: true, env: deliveryEnv(certificates, { WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_CONCURRENCY_PER_WEBHOOK: '2' }) });
   });
   afterAll(async () => {
     await h.close();
@@ -21,7 +21,7 @@ describe.each(STORES)('webhook fairness [%s]', (kind) => {
     await fast.close();
   });
 
-  it('keeps a slow receiver from delaying the others, with at most 2 attempts in flight per webhook', async () => {
+  it('keeps a slow receiver from delaying the others, with at most WEBHOOK_CONCURRENCY_PER_WEBHOOK attempts in flight per webhook', async () => {
     slow.fallback = { status: 200, delayMs: 400 };
     const t = await h.tenant();
     await createWebhook(h, t, { url: slow.url(), events: ['interaction.created'] });

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookWorker } from '../../src/modules/webhooks/webhooks.worker.js';
+import { DeliveryWorker } from '../../src/modules/delivery/delivery.worker.js';
 import { Harness } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver, type ReceivedRequest } from '../helpers/https-receiver.js';
 import { STORES } from '../helpers/stores.js';
@@ -14,14 +14,14 @@ describe.each(STORES)('webhook secrets [%s]', (kind) => {
   const certificates = createTestCertificates();
   let h: Harness;
   let receiver: HttpsReceiver;
-  let worker: WebhookWorker;
+  let worker: DeliveryWorker;
   const logLines: string[] = [];
   beforeAll(async () => {
     receiver = await HttpsReceiver.start(certificates);
     h = await Harness.start(kind, { workers: false, env: deliveryEnv(certificates) });
     // This file's worker logs everything, down to trace, into memory.
     const logger = pino({ level: 'trace' }, { write: (line: string) => logLines.push(line) });
-    worker = new WebhookWorker(h.deps, logger, { pollIntervalMs: 50 });
+    worker = new DeliveryWorker(h.deps, logger, { pollIntervalMs: 50 });
     await worker.start();
   });
   afterAll(async () => {

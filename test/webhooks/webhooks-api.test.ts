@@ -159,7 +159,7 @@ describe.each(STORES)('webhooks API [%s]', (kind) => {
     expect(response.json()).toEqual({
       id: created.id, url: receiver.url(), events: ['user.invited'], active: true, description: '',
       headers: { 'X-Team': 'secops' }, has_auth_token: true, created_at: created.created_at,
-      updated_at: created.created_at, last_delivery: null, delivery_count: 0,
+      updated_at: created.created_at, last_delivery: null, delivery_count: 0, queued: 0, oldest_queued_at: null,
     });
     expect(response.body).not.toContain(created.signing_secret);
     expect(response.body).not.toContain('tok-123456');

@@ -1,9 +1,8 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/types.js';
 import { prefixedId } from '../../lib/ids.js';
+import { fanOut } from '../delivery/fan-out.js';
 import type { EventType } from './catalog.js';
-
-export const OUTBOX_CHANNEL = 'outbox_events';
 
 /** The body of every webhook delivery. */
 export interface EventEnvelope<T = unknown> {
@@ -20,8 +19,8 @@ export interface EmitInput {
 }
 
 /**
- * Writes events to the outbox inside the caller's transaction, so they exist exactly when the
- * change that caused them is committed. The NOTIFY is delivered at commit too.
+ * Emits an event inside the caller's transaction: it is queued for the webhooks that want it, so
+ * it exists exactly when the change that caused it is committed, and the workers wake at commit.
  */
 export async function emit(
   tx: Transaction<Database> | Kysely<Database>,
@@ -34,14 +33,13 @@ export async function emit(
   return envelope!;
 }
 
-/** One multi-row insert for many events (a batch of interactions emits hundreds). */
+/** Many events in one statement (a batch of interactions emits hundreds). */
 export async function emitMany(
   tx: Transaction<Database> | Kysely<Database>,
   tenantId: string,
   events: readonly EmitInput[],
   now: Date,
 ): Promise<EventEnvelope[]> {
-  if (events.length === 0) return [];
   const envelopes = events.map(
     ({ eventType, data }): EventEnvelope => ({
       id: prefixedId('evt', now.getTime()),
@@ -51,18 +49,10 @@ export async function emitMany(
       data,
     }),
   );
-  await tx
-    .insertInto('outbox_events')
-    .values(
-      envelopes.map((e) => ({
-        tenant_id: tenantId,
-        id: e.id,
-        event_type: e.event_type,
-        data: JSON.stringify(e.data),
-        occurred_at: now,
-      })),
-    )
-    .execute();
-  await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`.execute(tx);
+  await fanOut(tx, tenantId, envelopes.map((envelope) => ({
+    id: envelope.id,
+    eventType: envelope.event_type,
+    payload: () => JSON.stringify(envelope),
+  })), now);
   return envelopes;
 }

@@ -6,12 +6,12 @@ import type { Page } from '../../lib/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import type { EventType } from '../events/catalog.js';
 import type { EventEnvelope } from '../events/outbox.js';
-import type { Deliverer } from './deliverer.js';
-import { recordAttempt } from './delivery-history.js';
-import { enqueueJobs } from './delivery-queue.js';
+import { recordAttempts } from '../delivery/history.js';
+import { requeueEvent } from '../delivery/queue.js';
+import type { Sender } from '../delivery/sender.js';
+import { deliveryHeaders } from '../delivery/signing.js';
 import { sampleEventData } from './samples.js';
-import { deliveryHeaders } from './signing.js';
-import { findDelivery, findJobPayload, findWebhook, listDeliveries, toDeliveryResponse } from './webhooks.repo.js';
+import { findDelivery, findWebhook, hasStoredEvent, listDeliveries, toDeliveryResponse } from './webhooks.repo.js';
 
 export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId: string, page: Page) {
   const webhook = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
@@ -25,7 +25,7 @@ export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId
  * recorded in the history but never retried and never counts toward disabling; an inactive
  * webhook can be tested too (to check a receiver before enabling it again).
  */
-export async function testWebhook(deps: Deps, deliverer: Deliverer, ctx: RequestContext, webhookId: string, eventType: EventType) {
+export async function testWebhook(deps: Deps, sender: Sender, ctx: RequestContext, webhookId: string, eventType: EventType) {
   const webhook = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
   if (!webhook) throw notFound('Webhook');
   const attemptedAt = deps.clock.now();
@@ -39,12 +39,10 @@ export async function testWebhook(deps: Deps, deliverer: Deliverer, ctx: Request
   const body = JSON.stringify(envelope);
   const deliveryId = prefixedId('dlv', attemptedAt.getTime());
   const headers = deliveryHeaders(webhook, { deliveryId, eventId: envelope.id, eventType, body, now: attemptedAt });
-  const outcome = await deliverer.send({ url: webhook.url, headers, body });
-  await deps.store.db.transaction().execute((tx) =>
-    recordAttempt(tx, {
-      tenantId: ctx.tenantId, webhookId, deliveryId, jobId: null, eventId: envelope.id, eventType,
-      attempt: 1, isTest: true, attemptedAt, outcome,
-    }));
+  const outcome = await sender.send({ url: webhook.url, headers, body });
+  await recordAttempts(deps.store.db, [{
+    tenantId: ctx.tenantId, webhookId, deliveryId, eventId: envelope.id, eventType, attempt: 1, isTest: true, attemptedAt, outcome,
+  }]);
   return {
     delivered: outcome.success,
     status_code: outcome.statusCode,
@@ -63,17 +61,14 @@ export async function redeliver(deps: Deps, ctx: RequestContext, webhookId: stri
     if (!webhook) throw notFound('Webhook');
     const delivery = await findDelivery(tx, ctx.tenantId, webhookId, deliveryId);
     if (!delivery) throw notFound('Delivery');
-    if (delivery.is_test || !delivery.job_id) {
+    if (delivery.is_test) {
       throw new AppError('invalid_state', 'A test delivery cannot be redelivered; use the test operation again');
     }
     if (!webhook.active) {
       throw new AppError('invalid_state', 'The webhook is inactive; enable it (PUT with active: true) before redelivering');
     }
-    const payload = await findJobPayload(tx, ctx.tenantId, delivery.job_id);
-    if (payload === undefined) throw notFound('Delivery');
-    await enqueueJobs(tx, [{
-      tenantId: ctx.tenantId, webhookId, eventId: delivery.event_id, eventType: delivery.event_type, payload,
-    }], now);
+    if (!(await hasStoredEvent(tx, ctx.tenantId, delivery.event_id))) throw notFound('Delivery');
+    await requeueEvent(tx, { tenantId: ctx.tenantId, webhookId, eventId: delivery.event_id, eventType: delivery.event_type }, now);
     await writeAudit(tx, ctx, {
       action: 'webhook.redelivery_requested', targetType: 'webhook', targetId: webhookId,
       details: { delivery_id: deliveryId, event_id: delivery.event_id, event_type: delivery.event_type },

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
+import { dropQueuedJobs, queueDepths, type QueueDepth } from '../delivery/queue.js';
 import type { Database } from '../../db/types.js';
 import type { Page } from '../../lib/pagination.js';
 import type { DeliveryRecordResponse, WebhookResponse } from './webhooks.schemas.js';
@@ -34,7 +35,7 @@ export async function deleteWebhook(tx: Transaction<Database>, tenantId: string,
     .returning(['id', 'url'])
     .executeTakeFirst();
   if (!removed) return undefined;
-  await tx.deleteFrom('webhook_jobs').where('tenant_id', '=', tenantId).where('webhook_id', '=', id).execute();
+  await dropQueuedJobs(tx, tenantId, id);
   await tx.deleteFrom('webhook_deliveries').where('tenant_id', '=', tenantId).where('webhook_id', '=', id).execute();
   return removed;
 }
@@ -58,17 +59,21 @@ export async function findDelivery(db: Db, tenantId: string, webhookId: string, 
     .executeTakeFirst();
 }
 
-export async function findJobPayload(db: Db, tenantId: string, jobId: string): Promise<string | undefined> {
-  const job = await db
-    .selectFrom('webhook_jobs')
-    .select('payload')
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', jobId)
+/** Whether the envelope of an event is still stored (it is for as long as its history is kept). */
+export async function hasStoredEvent(db: Db, tenantId: string, eventId: string): Promise<boolean> {
+  const message = await db.selectFrom('webhook_messages').select('id').where('tenant_id', '=', tenantId).where('id', '=', eventId)
     .executeTakeFirst();
-  return job?.payload;
+  return message !== undefined;
 }
 
-export function toWebhookResponse(row: WebhookRow): WebhookResponse {
+/** Webhooks as reads return them, with what waits in each one's queue. */
+export async function withQueueDepths(db: Db, tenantId: string, rows: readonly WebhookRow[]): Promise<WebhookResponse[]> {
+  const depths = await queueDepths(db, tenantId, rows.map((row) => row.id));
+  return rows.map((row) => toWebhookResponse(row, depths.get(row.id)));
+}
+
+/** A webhook as reads return it; `depth` undefined: nothing queued. */
+export function toWebhookResponse(row: WebhookRow, depth: QueueDepth | undefined): WebhookResponse {
   return {
     id: row.id,
     url: row.url,
@@ -81,6 +86,8 @@ export function toWebhookResponse(row: WebhookRow): WebhookResponse {
     updated_at: row.updated_at.toISOString(),
     last_delivery: row.last_delivery_at?.toISOString() ?? null,
     delivery_count: Number(row.delivery_count),
+    queued: depth?.queued ?? 0,
+    oldest_queued_at: depth?.oldest_queued_at?.toISOString() ?? null,
   };
 }
 

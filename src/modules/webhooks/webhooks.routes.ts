@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { setPageHeaders, toPage } from '../../lib/pagination.js';
 import { errorResponses, NoContent } from '../../lib/schemas.js';
-import { Deliverer } from './deliverer.js';
+import { Sender } from '../delivery/sender.js';
 import { deliveryHistory, redeliver, testWebhook } from './webhook-deliveries.service.js';
 import {
   CreatedWebhookSchema, CreateWebhookBody, DeliveriesQuery, DeliveryList, DeliveryParams, ListWebhooksQuery,
@@ -13,8 +13,8 @@ import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateSigningSe
 
 /** Webhook configuration, tests and delivery history: admins only (routes without `access`). */
 export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
-  const deliverer = new Deliverer(deps.config);
-  app.addHook('onClose', () => deliverer.close());
+  const sender = new Sender(deps.config);
+  app.addHook('onClose', () => sender.close());
   const tags = ['webhooks'];
 
   app.post('/webhooks', {
@@ -79,7 +79,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
       body: TestWebhookBody,
       response: { 200: TestResult, ...errorResponses(400, 401, 403, 404) },
     },
-  }, async (request) => testWebhook(deps, deliverer, request.ctx, request.params.webhook_id, request.body.event_type));
+  }, async (request) => testWebhook(deps, sender, request.ctx, request.params.webhook_id, request.body.event_type));
 
   app.get('/webhooks/:webhook_id/deliveries', {
     schema: {

@@ -40,7 +40,9 @@ export const WebhookSchema = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
   last_delivery: Nullable(Type.String({ format: 'date-time', description: 'Time of the latest attempt' })),
-  delivery_count: Type.Integer({ description: 'Attempts in the delivery history' }),
+  delivery_count: Type.Integer({ description: 'Attempts made so far (the history keeps WEBHOOK_HISTORY_RETENTION_DAYS of them)' }),
+  queued: Type.Integer({ description: 'Events waiting to be delivered (or being delivered) to this webhook' }),
+  oldest_queued_at: Nullable(Type.String({ format: 'date-time', description: 'When the oldest of them was queued; null when none' })),
 });
 export type WebhookResponse = Static<typeof WebhookSchema>;
 

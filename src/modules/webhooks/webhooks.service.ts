@@ -5,9 +5,12 @@ import { notFound } from '../../lib/errors.js';
 import { prefixedId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import { dropQueuedJobs } from './delivery-queue.js';
-import { newSigningSecret } from './signing.js';
-import { deleteWebhook as removeWebhook, findWebhook, listWebhooks as selectWebhooks, toWebhookResponse } from './webhooks.repo.js';
+import { dropQueuedJobs } from '../delivery/queue.js';
+import { newSigningSecret } from '../delivery/signing.js';
+import { lockSubscriptionChanges } from '../delivery/subscriptions.js';
+import {
+  deleteWebhook as removeWebhook, findWebhook, listWebhooks as selectWebhooks, toWebhookResponse, withQueueDepths,
+} from './webhooks.repo.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhooks.schemas.js';
 import type { WebhooksTable } from './webhooks.tables.js';
 import { checkAuthToken, checkCustomHeaders, checkWebhookUrl, uniqueEvents } from './webhooks.validation.js';
@@ -23,6 +26,7 @@ export async function createWebhook(deps: Deps, ctx: RequestContext, input: Crea
   const now = deps.clock.now();
   const signingSecret = newSigningSecret();
   const row = await deps.store.db.transaction().execute(async (tx) => {
+    await lockSubscriptionChanges(tx, ctx.tenantId);
     const inserted = await tx
       .insertInto('webhooks')
       .values({
@@ -54,25 +58,27 @@ export async function createWebhook(deps: Deps, ctx: RequestContext, input: Crea
     }, now);
     return inserted;
   });
-  return { ...toWebhookResponse(row), signing_secret: signingSecret };
+  return { ...toWebhookResponse(row, undefined), signing_secret: signingSecret };
 }
 
 export async function listWebhooks(deps: Deps, ctx: RequestContext, filter: { active?: boolean | undefined }, page: Page) {
   const { rows, total } = await selectWebhooks(deps.store.db, ctx.tenantId, filter, page);
-  return { webhooks: rows.map(toWebhookResponse), total };
+  return { webhooks: await withQueueDepths(deps.store.db, ctx.tenantId, rows), total };
 }
 
 export async function getWebhook(deps: Deps, ctx: RequestContext, id: string) {
   const row = await findWebhook(deps.store.db, ctx.tenantId, id);
   if (!row) throw notFound('Webhook');
-  return toWebhookResponse(row);
+  const [webhook] = await withQueueDepths(deps.store.db, ctx.tenantId, [row]);
+  return webhook!;
 }
 
 const UPDATABLE_FIELDS = ['url', 'events', 'active', 'description', 'headers', 'auth_token'] as const;
 
 /**
  * Changes what is given. Deactivating drops the queued attempts; re-activating starts a new
- * period: the webhook gets the events that occur from now on, not those of its inactive time.
+ * period: the webhook gets the events committed from now on, not those of its inactive time.
+ * Subscriptions change under the tenant's subscription lock (see `subscriptionsOf`).
  */
 export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string, input: UpdateWebhookInput) {
   const patch: Updateable<WebhooksTable> = {};
@@ -83,12 +89,13 @@ export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string,
   if (input.auth_token !== undefined) patch.auth_token = checkAuthToken(input.auth_token);
   const now = deps.clock.now();
   const row = await deps.store.db.transaction().execute(async (tx) => {
+    await lockSubscriptionChanges(tx, ctx.tenantId);
     const current = await findWebhook(tx, ctx.tenantId, id, true);
     if (!current) throw notFound('Webhook');
     if (input.active !== undefined && input.active !== current.active) {
       patch.active = input.active;
       if (input.active) patch.active_since = now;
-      else await dropQueuedJobs(tx, ctx.tenantId, id, now);
+      else await dropQueuedJobs(tx, ctx.tenantId, id);
     }
     const updated = await tx
       .updateTable('webhooks')
@@ -111,13 +118,15 @@ export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string,
     }, now);
     return updated;
   });
-  return toWebhookResponse(row);
+  const [webhook] = await withQueueDepths(deps.store.db, ctx.tenantId, [row]);
+  return webhook!;
 }
 
 /** Deletes the webhook, its queued attempts and its history. */
 export async function deleteWebhook(deps: Deps, ctx: RequestContext, id: string): Promise<void> {
   const now = deps.clock.now();
   await deps.store.db.transaction().execute(async (tx) => {
+    await lockSubscriptionChanges(tx, ctx.tenantId);
     const removed = await removeWebhook(tx, ctx.tenantId, id);
     if (!removed) throw notFound('Webhook');
     await writeAudit(tx, ctx, { action: 'webhook.deleted', targetType: 'webhook', targetId: id, details: { url: removed.url } }, now);

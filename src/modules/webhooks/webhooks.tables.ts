@@ -24,34 +24,12 @@ export interface WebhooksTable {
   delivery_count: Generated<number>;
 }
 
-export type WebhookJobStatus = 'queued' | 'succeeded' | 'failed' | 'dropped';
-
-/** One event to send to one webhook: a chain of up to N attempts over the exact same bytes. */
-export interface WebhookJobsTable {
-  tenant_id: string;
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  /** The envelope, serialised once: every attempt signs and sends these bytes. */
-  payload: string;
-  /** The number of the next (or in-flight) attempt, from 1. */
-  attempt: number;
-  next_attempt_at: Timestamp;
-  lease_until: Timestamp | null;
-  /** Who holds the lease: a worker only records an outcome while its lease is still the current one. */
-  lease_id: string | null;
-  status: WebhookJobStatus;
-  created_at: Timestamp;
-  finished_at: Timestamp | null;
-}
-
 /** One attempt, as the delivery history shows it. */
 export interface WebhookDeliveriesTable {
   tenant_id: string;
   id: string;
   webhook_id: string;
-  /** The job the attempt belongs to; null for the test operation. */
+  /** Unused since v0.2 (the event id finds the payload); kept for the history of v0.1. */
   job_id: string | null;
   event_id: string;
   event_type: string;
@@ -67,6 +45,5 @@ export interface WebhookDeliveriesTable {
 /** Table types of the webhooks feature; merged into `Database` in src/db/types.ts. */
 export interface WebhooksTables {
   webhooks: WebhooksTable;
-  webhook_jobs: WebhookJobsTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import { validationError } from '../../lib/errors.js';
 import type { EventType } from '../events/catalog.js';
-import { checkTargetHost } from './target-guard.js';
+import { checkTargetHost } from '../delivery/target-guard.js';
 
 /**
  * Checks a receiver URL: https only, no credentials in it, and (unless private targets are

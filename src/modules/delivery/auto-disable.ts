@@ -4,7 +4,7 @@ import type { Database } from '../../db/types.js';
 import { systemContext } from '../../lib/context.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { queueMail } from '../mail/mail.queue.js';
-import { dropQueuedJobs } from './delivery-queue.js';
+import { dropQueuedJobs } from './queue.js';
 
 export interface ExhaustedChain {
   tenantId: string;
@@ -18,7 +18,8 @@ export interface ExhaustedChain {
 /**
  * After the last attempt of an event failed: the webhook becomes inactive, its queued jobs are
  * dropped, the admin who created it (or every active admin, if that user is gone or no longer an
- * active admin) is emailed, and the audit log records it. All in the caller's transaction.
+ * active admin) is emailed, and the audit log records it. All in the caller's transaction, which
+ * must hold the tenant's subscription lock (`lockSubscriptionChanges`).
  */
 export async function disableWebhook(tx: Transaction<Database>, config: Readonly<Config>, chain: ExhaustedChain, now: Date) {
   const webhook = await tx
@@ -30,7 +31,7 @@ export async function disableWebhook(tx: Transaction<Database>, config: Readonly
     .returning(['id', 'url', 'created_by'])
     .executeTakeFirst();
   if (!webhook) return; // already inactive: someone (or another failed chain) got there first
-  const dropped = await dropQueuedJobs(tx, chain.tenantId, chain.webhookId, now);
+  const dropped = await dropQueuedJobs(tx, chain.tenantId, chain.webhookId);
 
   const admins = await tx
     .selectFrom('users')

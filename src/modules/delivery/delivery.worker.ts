@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Deps } from '../../deps.js';
+import { prefixedId } from '../../lib/ids.js';
+import { Poller } from '../../lib/poller.js';
+import { recordCompletions, type Completion } from './completions.js';
+import { JOBS_CHANNEL } from './fan-out.js';
+import { claimJobs, releaseLeases, renewLeases, type ClaimedJob, type Lane } from './queue.js';
+import { LaneLimits } from './lanes.js';
+import { Sender } from './sender.js';
+import { deliveryHeaders } from './signing.js';
+
+export interface DeliveryWorkerOptions {
+  /** How often to look for due work when nothing woke the worker (ms). */
+  pollIntervalMs?: number | undefined;
+}
+
+/** Completions recorded in one transaction at most, and how long one waits for others to join it. */
+const FLUSH_MAX = 500;
+const FLUSH_DELAY_MS = 5;
+const FLUSH_RETRY_MS = 1000;
+
+const jobKey = (job: ClaimedJob) => `${job.tenant_id}/${job.id}`;
+
+/**
+ * Delivers the queued jobs: claims due ones in batches (round-robin over the webhooks), sends
+ * each as soon as it is claimed, many at once but a bounded number per webhook, and records the
+ * outcomes in batches. Its leases are short and renewed while it works, so the jobs of a worker
+ * that died are taken by another within seconds. Several processes may run it on one PostgreSQL.
+ */
+export class DeliveryWorker {
+  private readonly leaseId = randomUUID();
+  private readonly claimer: Poller;
+  private readonly sender: Sender;
+  private readonly maxInFlight: number;
+  private readonly lanes: LaneLimits;
+  /** First attempts and retries each have a share of the slots, so neither class starves the other. */
+  private readonly maxFirstAttempts: number;
+  private readonly maxRetries: number;
+  private firstInFlight = 0;
+  private retriesInFlight = 0;
+  /** Jobs sent or being sent whose outcome is not recorded yet. */
+  private readonly held = new Set<string>();
+  private readonly attempts = new Set<Promise<void>>();
+  private pending: Completion[] = [];
+  private flushing: Promise<void> | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private after: Lane | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
+
+  constructor(private readonly deps: Deps, private readonly logger: Logger, options: DeliveryWorkerOptions = {}) {
+    const { config } = deps;
+    this.maxInFlight = config.webhookConcurrency;
+    this.lanes = new LaneLimits(config.webhookConcurrencyPerWebhook);
+    this.maxFirstAttempts = Math.max(1, Math.ceil(this.maxInFlight * 0.75));
+    this.maxRetries = Math.max(1, Math.floor(this.maxInFlight / 2));
+    this.sender = new Sender(config);
+    this.claimer = new Poller(() => this.claim(), options.pollIntervalMs ?? 1000,
+      (error) => logger.error({ err: error }, 'webhook claim failed; will retry'));
+  }
+
+  async start(): Promise<void> {
+    this.unlisten = await this.deps.store.listen(JOBS_CHANNEL, () => this.claimer.wake());
+    this.claimer.start();
+    this.heartbeat = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.deps.config.webhookLeaseMs / 3)));
+    this.heartbeat.unref();
+  }
+
+  /** Stops claiming, lets the attempts in flight finish, records them, and gives back its leases. */
+  async stop(): Promise<void> {
+    await this.unlisten?.();
+    await this.claimer.stop();
+    await Promise.allSettled([...this.attempts]);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    for (let tries = 0; (this.pending.length > 0 || this.flushing) && tries < 3; tries += 1) await this.flush();
+    clearInterval(this.heartbeat);
+    await releaseLeases(this.deps.store.db, this.leaseId).catch(() => {});
+    await this.sender.close();
+  }
+
+  /** Claims what fits in the free slots and starts it; finished attempts and NOTIFY wake this again. */
+  private async claim(): Promise<boolean> {
+    const { config, store, clock } = this.deps;
+    for (const retries of [false, true]) {
+      const free = this.maxInFlight - this.firstInFlight - this.retriesInFlight;
+      const classFree = retries ? this.maxRetries - this.retriesInFlight : this.maxFirstAttempts - this.firstInFlight;
+      const limit = Math.min(free, classFree);
+      if (limit <= 0) continue;
+      const now = clock.now();
+      const jobs = await claimJobs(store.db, {
+        now,
+        leaseId: this.leaseId,
+        leaseUntil: new Date(now.getTime() + config.webhookLeaseMs),
+        limit,
+        lanes: { initial: this.lanes.initial, free: this.lanes.freeSlots() },
+        retries,
+        dueBy: retries ? now : new Date(now.getTime() - (config.webhookRetryDelaysMs[0] ?? 0)),
+        after: this.after,
+      });
+      for (const job of jobs) this.launch(job, retries);
+      const last = jobs.at(-1);
+      if (last) this.after = { tenantId: last.tenant_id, webhookId: last.webhook_id };
+    }
+    return false;
+  }
+
+  private launch(job: ClaimedJob, retry: boolean): void {
+    const key = jobKey(job);
+    // Ours already: claimed again after our lease lapsed (a store outage) while its attempt was in flight.
+    if (this.held.has(key)) return;
+    this.held.add(key);
+    const lane = { tenantId: job.tenant_id, webhookId: job.webhook_id };
+    this.lanes.started(lane);
+    if (retry) this.retriesInFlight += 1;
+    else this.firstInFlight += 1;
+    let success = false;
+    const run = this.attempt(job).then((delivered) => {
+      success = delivered;
+    }, (error: unknown) => {
+      // Not recorded: its lease lapses and the attempt is made again.
+      this.held.delete(jobKey(job));
+      this.logger.error({ err: error, webhookId: job.webhook_id, eventId: job.event_id }, 'webhook attempt failed unexpectedly');
+    }).finally(() => {
+      this.lanes.finished(lane, success);
+      if (retry) this.retriesInFlight -= 1;
+      else this.firstInFlight -= 1;
+      this.attempts.delete(run);
+      this.claimer.wake();
+    });
+    this.attempts.add(run);
+  }
+
+  /** Sends one attempt and queues its outcome for recording; true when the receiver took it. */
+  private async attempt(job: ClaimedJob): Promise<boolean> {
+    const attemptedAt = this.deps.clock.now();
+    const deliveryId = prefixedId('dlv', attemptedAt.getTime());
+    const headers = deliveryHeaders(job, {
+      deliveryId, eventId: job.event_id, eventType: job.event_type, body: job.payload, now: attemptedAt,
+    });
+    const outcome = await this.sender.send({ url: job.url, headers, body: job.payload });
+    this.pending.push({ job, deliveryId, attemptedAt, outcome });
+    this.scheduleFlush(this.pending.length >= FLUSH_MAX ? 0 : FLUSH_DELAY_MS);
+    return outcome.success;
+  }
+
+  private scheduleFlush(delayMs: number): void {
+    if (this.flushing || this.flushTimer) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush();
+    }, delayMs);
+  }
+
+  /** Records up to FLUSH_MAX outcomes in one transaction; on failure keeps them for the next try. */
+  private flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    const batch = this.pending.splice(0, FLUSH_MAX);
+    if (batch.length === 0) return Promise.resolve();
+    let retryIn = 0;
+    this.flushing = recordCompletions(this.deps, this.leaseId, batch)
+      .then((results) => {
+        for (const [i, completion] of batch.entries()) {
+          this.held.delete(jobKey(completion.job));
+          this.logOutcome(completion, results[i]!);
+        }
+      }, (error: unknown) => {
+        // The store is unreachable: keep the outcomes (their leases lapse if this lasts, and
+        // another worker makes those attempts again: at least once).
+        this.pending.unshift(...batch);
+        retryIn = FLUSH_RETRY_MS;
+        this.logger.warn({ err: error, attempts: batch.length }, 'webhook attempts not recorded yet; will retry');
+      })
+      .finally(() => {
+        this.flushing = undefined;
+        if (this.pending.length > 0 && !this.claimer.isStopped) this.scheduleFlush(retryIn);
+      });
+    return this.flushing;
+  }
+
+  private logOutcome(completion: Completion, result: string): void {
+    const { job, outcome, deliveryId } = completion;
+    if (outcome.success && !this.logger.isLevelEnabled('debug')) return;
+    const context = {
+      webhookId: job.webhook_id, eventId: job.event_id, deliveryId, attempt: job.attempt,
+      statusCode: outcome.statusCode, responseTimeMs: outcome.responseTimeMs, result, error: outcome.error,
+    };
+    if (outcome.success) this.logger.debug(context, 'webhook delivered');
+    else if (result === 'exhausted') this.logger.warn(context, 'webhook disabled after its last failed attempt');
+    else this.logger.info(context, 'webhook attempt failed');
+  }
+
+  private async renew(): Promise<void> {
+    if (this.held.size === 0) return;
+    const until = new Date(this.deps.clock.now().getTime() + this.deps.config.webhookLeaseMs);
+    await renewLeases(this.deps.store.db, this.leaseId, until).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'webhook leases not renewed; will retry');
+    });
+  }
+}

@@ -1,0 +1,171 @@
+import { type Kysely, type Selectable, type Transaction, sql } from 'kysely';
+import type { Database } from '../../db/types.js';
+import type { WebhooksTable } from '../webhooks/webhooks.tables.js';
+import type { WebhookJobsTable } from './delivery.tables.js';
+import { JOBS_CHANNEL } from './fan-out.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** A claimed job (its lease is ours), with its payload and what its attempt needs of the webhook. */
+export type ClaimedJob = Pick<Selectable<WebhookJobsTable>, 'tenant_id' | 'id' | 'webhook_id' | 'event_id' | 'event_type' | 'attempt'>
+  & { payload: string }
+  & Pick<Selectable<WebhooksTable>,
+    'url' | 'headers' | 'auth_token' | 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'>;
+
+/** A webhook's queue: `tenantId` and `webhookId`. */
+export interface Lane {
+  tenantId: string;
+  webhookId: string;
+}
+
+export interface ClaimRequest {
+  now: Date;
+  /** The worker claiming: it holds the leases until `leaseUntil` unless it renews them. */
+  leaseId: string;
+  leaseUntil: Date;
+  /** How many jobs at most. */
+  limit: number;
+  /** How many jobs at most per webhook: `free` for the lanes listed, `initial` for the others. */
+  lanes: { initial: number; free: ReadonlyArray<{ lane: Lane; free: number }> };
+  /** First attempts and retries are claimed separately, so that each class keeps its own slots. */
+  retries: boolean;
+  /** Jobs due no later than this (first attempts: now less the first delay; retries: now). */
+  dueBy: Date;
+  /** Lanes after this one are served first in each round, so that no lane always comes last. */
+  after: Lane | undefined;
+}
+
+/**
+ * Claims due jobs under a lease with `FOR UPDATE SKIP LOCKED`, round-robin over the lanes: each
+ * lane with due work gives its first job, then each its second, and so on up to its free share,
+ * until `limit`. The lanes are found with a skip scan of the lane index, so a lane's backlog
+ * costs nothing to the claims of the others. Jobs of inactive webhooks are not claimed.
+ */
+export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJob[]> {
+  if (request.limit <= 0) return [];
+  const known = request.lanes.free;
+  const after = request.after ?? { tenantId: '00000000-0000-0000-0000-000000000000', webhookId: '' };
+  const result = await sql<ClaimedJob>`
+    with recursive lanes as (
+      (select tenant_id, webhook_id from webhook_jobs order by tenant_id, webhook_id limit 1)
+      union all
+      select next.tenant_id, next.webhook_id from lanes l cross join lateral (
+        select j.tenant_id, j.webhook_id from webhook_jobs j
+        where (j.tenant_id, j.webhook_id) > (l.tenant_id, l.webhook_id)
+        order by j.tenant_id, j.webhook_id limit 1) next
+    ),
+    open_lanes as (
+      select l.tenant_id, l.webhook_id, coalesce(k.free, ${request.lanes.initial}::int) as free
+      from lanes l
+      left join unnest(${known.map((k) => k.lane.tenantId)}::uuid[], ${known.map((k) => k.lane.webhookId)}::text[],
+        ${known.map((k) => k.free)}::int[]) as k(tenant_id, webhook_id, free)
+        on k.tenant_id = l.tenant_id and k.webhook_id = l.webhook_id
+      where coalesce(k.free, ${request.lanes.initial}::int) > 0
+    ),
+    candidates as (
+      select due.tenant_id, due.id, due.run_at, l.tenant_id as lane_tenant, l.webhook_id as lane_webhook
+      from open_lanes l cross join lateral (
+        select q.tenant_id, q.id, q.run_at from webhook_jobs q
+        where q.tenant_id = l.tenant_id and q.webhook_id = l.webhook_id and q.run_at <= ${request.dueBy}
+          and (q.lease_until is null or q.lease_until < ${request.now})
+          and ${request.retries ? sql`q.attempt > 1` : sql`q.attempt = 1`}
+        order by q.run_at, q.id
+        limit l.free
+        for update of q skip locked) due
+    ),
+    ranked as (
+      select tenant_id, id, lane_tenant, lane_webhook,
+        row_number() over (partition by lane_tenant, lane_webhook order by run_at, id) as round
+      from candidates
+    ),
+    chosen as (
+      select tenant_id, id from ranked
+      order by round, (lane_tenant, lane_webhook) <= (${after.tenantId}::uuid, ${after.webhookId}), lane_tenant, lane_webhook
+      limit ${request.limit}
+    )
+    update webhook_jobs job set lease_until = ${request.leaseUntil}, lease_id = ${request.leaseId}
+    from chosen, webhooks w, webhook_messages m
+    where job.tenant_id = chosen.tenant_id and job.id = chosen.id
+      and w.tenant_id = job.tenant_id and w.id = job.webhook_id and w.active
+      and m.tenant_id = job.tenant_id and m.id = job.event_id
+    returning job.tenant_id, job.id, job.webhook_id, job.event_id, job.event_type, job.attempt, m.payload,
+      w.url, w.headers, w.auth_token, w.signing_secret, w.previous_signing_secret, w.previous_secret_expires_at`.execute(db);
+  return result.rows.map((row) => ({ ...row, id: Number(row.id) }));
+}
+
+/** Extends the leases a worker holds (its heartbeat). Returns how many jobs it still holds. */
+export async function renewLeases(db: Db, leaseId: string, leaseUntil: Date): Promise<number> {
+  const updated = await db.updateTable('webhook_jobs').set({ lease_until: leaseUntil }).where('lease_id', '=', leaseId)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows);
+}
+
+/** Gives back the leases of a stopping worker, so that another takes its jobs at once. */
+export async function releaseLeases(db: Db, leaseId: string): Promise<void> {
+  await db.updateTable('webhook_jobs').set({ lease_until: null, lease_id: null }).where('lease_id', '=', leaseId).execute();
+}
+
+export interface JobKey {
+  tenant_id: string;
+  id: number;
+}
+
+/** Deletes finished jobs that `leaseId` still holds; returns those it deleted (the others were lost). */
+export async function finishJobs(tx: Db, leaseId: string, jobs: readonly JobKey[]): Promise<JobKey[]> {
+  if (jobs.length === 0) return [];
+  const result = await sql<JobKey>`
+    delete from webhook_jobs j
+    using unnest(${jobs.map((j) => j.tenant_id)}::uuid[], ${jobs.map((j) => j.id)}::bigint[]) as f(tenant_id, id)
+    where j.tenant_id = f.tenant_id and j.id = f.id and j.lease_id = ${leaseId}
+    returning j.tenant_id, j.id`.execute(tx);
+  return result.rows.map((row) => ({ tenant_id: row.tenant_id, id: Number(row.id) }));
+}
+
+/** Schedules the next attempt of jobs that `leaseId` still holds; returns those it rescheduled. */
+export async function rescheduleJobs(tx: Db, leaseId: string, jobs: ReadonlyArray<JobKey & { runAt: Date }>): Promise<JobKey[]> {
+  if (jobs.length === 0) return [];
+  const result = await sql<JobKey>`
+    update webhook_jobs j set attempt = j.attempt + 1, run_at = r.run_at, lease_until = null, lease_id = null
+    from unnest(${jobs.map((j) => j.tenant_id)}::uuid[], ${jobs.map((j) => j.id)}::bigint[],
+      ${jobs.map((j) => j.runAt)}::timestamptz[]) as r(tenant_id, id, run_at)
+    where j.tenant_id = r.tenant_id and j.id = r.id and j.lease_id = ${leaseId}
+    returning j.tenant_id, j.id`.execute(tx);
+  if (result.rows.length > 0) await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(tx);
+  return result.rows.map((row) => ({ tenant_id: row.tenant_id, id: Number(row.id) }));
+}
+
+/** Drops every unfinished job of a webhook (disabled, deactivated or deleted). */
+export async function dropQueuedJobs(tx: Db, tenantId: string, webhookId: string): Promise<number> {
+  const deleted = await tx.deleteFrom('webhook_jobs').where('tenant_id', '=', tenantId).where('webhook_id', '=', webhookId)
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows);
+}
+
+/** Queues a new chain of attempts of a stored event for one webhook, due now (redelivery). */
+export async function requeueEvent(tx: Db, job: { tenantId: string; webhookId: string; eventId: string; eventType: string }, now: Date) {
+  await tx.insertInto('webhook_jobs').values({
+    tenant_id: job.tenantId, webhook_id: job.webhookId, event_id: job.eventId, event_type: job.eventType,
+    attempt: 1, run_at: now, lease_until: null, lease_id: null, created_at: now,
+  }).execute();
+  await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(tx);
+}
+
+/** What waits for one webhook: unfinished jobs and when the oldest was queued. */
+export interface QueueDepth {
+  webhook_id: string;
+  queued: number;
+  oldest_queued_at: Date | null;
+}
+
+export async function queueDepths(db: Db, tenantId: string, webhookIds: readonly string[]): Promise<Map<string, QueueDepth>> {
+  if (webhookIds.length === 0) return new Map();
+  const rows = await db.selectFrom('webhook_jobs')
+    .select((eb) => ['webhook_id', eb.fn.countAll<number>().as('queued'), eb.fn.min('created_at').as('oldest_queued_at')])
+    .where('tenant_id', '=', tenantId)
+    .where('webhook_id', 'in', webhookIds)
+    .groupBy('webhook_id')
+    .execute();
+  return new Map(rows.map((row) => [row.webhook_id, {
+    webhook_id: row.webhook_id, queued: Number(row.queued), oldest_queued_at: row.oldest_queued_at as Date | null,
+  }]));
+}
