@@ -11,7 +11,7 @@ export function deliveryEnv(certificates: TestCertificates, extra: Record<string
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_CA_FILE: certificates.caFile,
     WEBHOOK_RETRY_DELAYS_MS: '0,50,100,150,200',
-    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_TIMEOUT_MS: '500',
     ...extra,
   };
 }

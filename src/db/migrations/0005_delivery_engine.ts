@@ -34,6 +34,9 @@ export async function up(db: Kysely<any>): Promise<void> {
           autovacuum_vacuum_cost_delay = 0)`.execute(db);
   // A lane is one webhook's queue: claims walk the lanes and take each one's due jobs in order.
   await sql`create index webhook_jobs_lane_idx on webhook_jobs (tenant_id, webhook_id, run_at, id)`.execute(db);
+  // Retries apart, so that claiming them never walks a lane's backlog of first attempts.
+  await sql`create index webhook_jobs_retry_lane_idx on webhook_jobs (tenant_id, webhook_id, run_at, id)
+            where attempt > 1`.execute(db);
   // Heartbeats renew, and the dead-worker check finds, the jobs one worker holds.
   await sql`create index webhook_jobs_lease_idx on webhook_jobs (lease_id) where lease_id is not null`.execute(db);
 

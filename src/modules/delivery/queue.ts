@@ -39,19 +39,24 @@ export interface ClaimRequest {
  * Claims due jobs under a lease with `FOR UPDATE SKIP LOCKED`, round-robin over the lanes: each
  * lane with due work gives its first job, then each its second, and so on up to its free share,
  * until `limit`. The lanes are found with a skip scan of the lane index, so a lane's backlog
- * costs nothing to the claims of the others. Jobs of inactive webhooks are not claimed.
+ * costs nothing to the claims of the others. (Jobs of inactive webhooks do not exist: stopping a
+ * webhook deletes them under the subscription lock.)
  */
 export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJob[]> {
   if (request.limit <= 0) return [];
   const known = request.lanes.free;
+  // Each class reads its own index: the lane index, or the partial index of retries.
+  const inClass = (alias: string) => (request.retries ? sql.raw(`${alias}.attempt > 1`) : sql.raw(`${alias}.attempt = 1`));
+  const retriesOnly = (alias: string) => (request.retries ? sql.raw(`and ${alias}.attempt > 1`) : sql``);
   const after = request.after ?? { tenantId: '00000000-0000-0000-0000-000000000000', webhookId: '' };
   const result = await sql<ClaimedJob>`
     with recursive lanes as (
-      (select tenant_id, webhook_id from webhook_jobs order by tenant_id, webhook_id limit 1)
+      (select f.tenant_id, f.webhook_id from webhook_jobs f where true ${retriesOnly('f')}
+        order by f.tenant_id, f.webhook_id limit 1)
       union all
       select next.tenant_id, next.webhook_id from lanes l cross join lateral (
         select j.tenant_id, j.webhook_id from webhook_jobs j
-        where (j.tenant_id, j.webhook_id) > (l.tenant_id, l.webhook_id)
+        where (j.tenant_id, j.webhook_id) > (l.tenant_id, l.webhook_id) ${retriesOnly('j')}
         order by j.tenant_id, j.webhook_id limit 1) next
     ),
     open_lanes as (
@@ -63,33 +68,33 @@ export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJ
       where coalesce(k.free, ${request.lanes.initial}::int) > 0
     ),
     candidates as (
-      select due.tenant_id, due.id, due.run_at, l.tenant_id as lane_tenant, l.webhook_id as lane_webhook
+      select due.tenant_id, due.id, due.round, l.tenant_id as lane_tenant, l.webhook_id as lane_webhook
       from open_lanes l cross join lateral (
-        select q.tenant_id, q.id, q.run_at from webhook_jobs q
-        where q.tenant_id = l.tenant_id and q.webhook_id = l.webhook_id and q.run_at <= ${request.dueBy}
-          and (q.lease_until is null or q.lease_until < ${request.now})
-          and ${request.retries ? sql`q.attempt > 1` : sql`q.attempt = 1`}
-        order by q.run_at, q.id
-        limit l.free
-        for update of q skip locked) due
-    ),
-    ranked as (
-      select tenant_id, id, lane_tenant, lane_webhook,
-        row_number() over (partition by lane_tenant, lane_webhook order by run_at, id) as round
-      from candidates
+        select locked.*, row_number() over (order by locked.run_at, locked.id) as round from (
+          select q.tenant_id, q.id, q.run_at from webhook_jobs q
+          where q.tenant_id = l.tenant_id and q.webhook_id = l.webhook_id and q.run_at <= ${request.dueBy}
+            and (q.lease_until is null or q.lease_until < ${request.now})
+            and ${inClass('q')}
+          order by q.run_at, q.id
+          limit l.free
+          for update of q skip locked) locked) due
     ),
     chosen as (
-      select tenant_id, id from ranked
+      select tenant_id, id from candidates
       order by round, (lane_tenant, lane_webhook) <= (${after.tenantId}::uuid, ${after.webhookId}), lane_tenant, lane_webhook
       limit ${request.limit}
     )
-    update webhook_jobs job set lease_until = ${request.leaseUntil}, lease_id = ${request.leaseId}
-    from chosen, webhooks w, webhook_messages m
-    where job.tenant_id = chosen.tenant_id and job.id = chosen.id
-      and w.tenant_id = job.tenant_id and w.id = job.webhook_id and w.active
-      and m.tenant_id = job.tenant_id and m.id = job.event_id
-    returning job.tenant_id, job.id, job.webhook_id, job.event_id, job.event_type, job.attempt, m.payload,
-      w.url, w.headers, w.auth_token, w.signing_secret, w.previous_signing_secret, w.previous_secret_expires_at`.execute(db);
+    ,
+    claimed as (
+      update webhook_jobs job set lease_until = ${request.leaseUntil}, lease_id = ${request.leaseId}
+      from chosen where job.tenant_id = chosen.tenant_id and job.id = chosen.id
+      returning job.tenant_id, job.id, job.webhook_id, job.event_id, job.event_type, job.attempt
+    )
+    select c.tenant_id, c.id, c.webhook_id, c.event_id, c.event_type, c.attempt, m.payload,
+      w.url, w.headers, w.auth_token, w.signing_secret, w.previous_signing_secret, w.previous_secret_expires_at
+    from claimed c
+    join webhooks w on w.tenant_id = c.tenant_id and w.id = c.webhook_id
+    join webhook_messages m on m.tenant_id = c.tenant_id and m.id = c.event_id`.execute(db);
   return result.rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
