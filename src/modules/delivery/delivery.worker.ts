@@ -17,7 +17,7 @@ export interface DeliveryWorkerOptions {
 
 /** Completions recorded in one transaction at most, and how long one waits for others to join it. */
 const FLUSH_MAX = 500;
-const FLUSH_DELAY_MS = 5;
+const FLUSH_DELAY_MS = 10;
 const FLUSH_RETRY_MS = 1000;
 
 const jobKey = (job: ClaimedJob) => `${job.tenant_id}/${job.id}`;
@@ -45,6 +45,8 @@ export class DeliveryWorker {
   private pending: Completion[] = [];
   private flushing: Promise<void> | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
+  /** Halved by each failed flush, so that one outcome that cannot be recorded ends up alone. */
+  private flushLimit = FLUSH_MAX;
   private heartbeat: NodeJS.Timeout | undefined;
   private after: Lane | undefined;
   private unlisten: (() => Promise<void>) | undefined;
@@ -153,22 +155,29 @@ export class DeliveryWorker {
     }, delayMs);
   }
 
-  /** Records up to FLUSH_MAX outcomes in one transaction; on failure keeps them for the next try. */
+  /**
+   * Records pending outcomes in one transaction; on failure keeps them for the next try (recording
+   * is idempotent, so a batch whose commit went through unbeknown to us is harmless to repeat).
+   */
   private flush(): Promise<void> {
     if (this.flushing) return this.flushing;
-    const batch = this.pending.splice(0, FLUSH_MAX);
+    const batch = this.pending.splice(0, this.flushLimit);
     if (batch.length === 0) return Promise.resolve();
     let retryIn = 0;
     this.flushing = recordCompletions(this.deps, this.leaseId, batch)
       .then((results) => {
+        this.flushLimit = FLUSH_MAX;
         for (const [i, completion] of batch.entries()) {
           this.held.delete(jobKey(completion.job));
           this.logOutcome(completion, results[i]!);
         }
       }, (error: unknown) => {
-        // The store is unreachable: keep the outcomes (their leases lapse if this lasts, and
-        // another worker makes those attempts again: at least once).
-        this.pending.unshift(...batch);
+        // Kept for the next try; while the store is down their leases cannot be renewed and
+        // lapse, and another worker may make those attempts again (at least once). A single
+        // outcome that keeps failing goes to the back, so that it never blocks the others.
+        if (batch.length === 1 && this.flushLimit === 1) this.pending.push(...batch);
+        else this.pending.unshift(...batch);
+        this.flushLimit = Math.max(1, Math.floor(batch.length / 2));
         retryIn = FLUSH_RETRY_MS;
         this.logger.warn({ err: error, attempts: batch.length }, 'webhook attempts not recorded yet; will retry');
       })
