@@ -67,8 +67,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`drop table webhook_jobs_v1`.execute(db);
   await sql`drop table outbox_events`.execute(db);
 
-  // The history's retention purge walks it by age.
+  // The history's retention purge walks it by age; an event's envelope is kept while its history is.
   await sql`create index webhook_deliveries_attempted_idx on webhook_deliveries (attempted_at)`.execute(db);
+  await sql`create index webhook_deliveries_event_idx on webhook_deliveries (tenant_id, event_id)`.execute(db);
 
   // Emitting events and changing webhooks are ordered by a per-tenant lock: emitters share it,
   // a webhook change holds it alone. So a webhook receives exactly the events committed after

@@ -18,9 +18,10 @@ export interface PurgeResult {
 }
 
 /**
- * Keeps the delivery history for `WEBHOOK_HISTORY_RETENTION_DAYS`: attempts older than that, and
- * the stored envelopes of events older than that which no job still needs, are deleted in small
- * batches. Replicas may all run it: each batch skips the rows another is deleting.
+ * Keeps the delivery history for `WEBHOOK_HISTORY_RETENTION_DAYS`: attempts older than that are
+ * deleted, then the stored envelopes of events older than that which neither a job nor a
+ * remaining attempt refers to (redelivery reads them), in small batches. Replicas may all run
+ * it: each batch skips the rows another is deleting, or a redelivery is reading.
  */
 export async function purgeDeliveryHistory(deps: Deps): Promise<PurgeResult> {
   const cutoff = new Date(deps.clock.now().getTime() - deps.config.webhookHistoryRetentionDays * DAY_MS);
@@ -35,6 +36,7 @@ export async function purgeDeliveryHistory(deps: Deps): Promise<PurgeResult> {
       select m.tenant_id, m.id from webhook_messages m where m.created_at < ${cutoff}
         -- one hashed pass over the (small) job table, whatever the number of messages
         and (m.tenant_id, m.id) not in (select j.tenant_id, j.event_id from webhook_jobs j)
+        and not exists (select 1 from webhook_deliveries d where d.tenant_id = m.tenant_id and d.event_id = m.id)
       limit ${BATCH} for update skip locked)`.execute(db);
     return Number(result.numAffectedRows ?? 0);
   });

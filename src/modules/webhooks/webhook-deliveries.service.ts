@@ -11,7 +11,7 @@ import { requeueEvent } from '../delivery/queue.js';
 import type { Sender } from '../delivery/sender.js';
 import { deliveryHeaders } from '../delivery/signing.js';
 import { sampleEventData } from './samples.js';
-import { findDelivery, findWebhook, hasStoredEvent, listDeliveries, toDeliveryResponse } from './webhooks.repo.js';
+import { findDelivery, findWebhook, listDeliveries, lockStoredEvent, toDeliveryResponse } from './webhooks.repo.js';
 
 export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId: string, page: Page) {
   const webhook = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
@@ -67,7 +67,7 @@ export async function redeliver(deps: Deps, ctx: RequestContext, webhookId: stri
     if (!webhook.active) {
       throw new AppError('invalid_state', 'The webhook is inactive; enable it (PUT with active: true) before redelivering');
     }
-    if (!(await hasStoredEvent(tx, ctx.tenantId, delivery.event_id))) throw notFound('Delivery');
+    if (!(await lockStoredEvent(tx, ctx.tenantId, delivery.event_id))) throw notFound('Delivery');
     await requeueEvent(tx, { tenantId: ctx.tenantId, webhookId, eventId: delivery.event_id, eventType: delivery.event_type }, now);
     await writeAudit(tx, ctx, {
       action: 'webhook.redelivery_requested', targetType: 'webhook', targetId: webhookId,

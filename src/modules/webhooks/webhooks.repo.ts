@@ -59,10 +59,13 @@ export async function findDelivery(db: Db, tenantId: string, webhookId: string, 
     .executeTakeFirst();
 }
 
-/** Whether the envelope of an event is still stored (it is for as long as its history is kept). */
-export async function hasStoredEvent(db: Db, tenantId: string, eventId: string): Promise<boolean> {
-  const message = await db.selectFrom('webhook_messages').select('id').where('tenant_id', '=', tenantId).where('id', '=', eventId)
-    .executeTakeFirst();
+/**
+ * Whether the envelope of an event is still stored (it is while a job or its history refers to
+ * it), locked until the end of the transaction so that the retention purge skips it meanwhile.
+ */
+export async function lockStoredEvent(tx: Transaction<Database>, tenantId: string, eventId: string): Promise<boolean> {
+  const message = await tx.selectFrom('webhook_messages').select('id').where('tenant_id', '=', tenantId).where('id', '=', eventId)
+    .forShare().executeTakeFirst();
   return message !== undefined;
 }
 
