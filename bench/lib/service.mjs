@@ -1,0 +1,152 @@
+// The service as a real process on loopback, and the small HTTP helpers the benches share.
+import { execFile, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+import { trackChild } from './cleanup.mjs';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+export const ADMIN = { email: 'bench@bench.test', password: 'Bench-Password-42' };
+
+const PLATFORMS = ['chatgpt', 'claude', 'copilot', 'mistral', 'gemini'];
+const TYPES = ['EMAIL', 'CREDIT_CARD', 'IBAN', 'NIR', 'SIRET', 'API_KEY'];
+const hash = () => createHash('sha256').update(randomBytes(16)).digest('hex');
+
+/** The i-th generated interaction (a mix of platforms, scores and classifications). */
+export const interaction = (i) => ({
+  platform_id: PLATFORMS[i % PLATFORMS.length],
+  content_hash: hash(),
+  risk_score: (i % 100) / 100,
+  source: i % 3 ? 'browser_extension' : 'proxy',
+  direction: i % 4 ? 'outbound' : 'inbound',
+  classifications: i % 5 ? [] : [{ type: TYPES[i % TYPES.length], value: 'x@y.test', score: 0.9, start: 0, end: 8 }],
+  content_metadata: { model: 'gpt-4o', url: 'https://chat.example/c/1' },
+});
+
+/** Wall-clock milliseconds with sub-millisecond precision (comparable across processes). */
+export const nowMs = () => performance.timeOrigin + performance.now();
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment every service process gets, plus the store's and the caller's variables. */
+function serviceEnv(extra) {
+  return {
+    PATH: process.env.PATH, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0',
+    // e.g. BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service
+    ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
+    BOOTSTRAP_ADMIN_EMAIL: ADMIN.email, BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
+    ...extra,
+  };
+}
+
+/**
+ * Starts `node dist/cli.js serve` and waits for /readyz. Returns `{ child, pid, base, readyAt, stop }`;
+ * `readyAt` is the wall-clock time /readyz first answered 200, `stop()` sends SIGTERM and waits for the exit.
+ */
+export async function startService(env) {
+  const port = await freePort();
+  const child = trackChild(spawn(process.execPath, ['dist/cli.js', 'serve'], {
+    cwd: ROOT, env: serviceEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }), stdio: ['ignore', 'ignore', 'inherit'],
+  }));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let exit;
+  void exited.then((value) => { exit = value; });
+  const stop = async (timeoutMs = 60_000) => {
+    if (exit) return exit;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const result = await exited;
+    clearTimeout(timer);
+    return result;
+  };
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i += 1) {
+    if (exit) throw new Error(`service exited during start-up (code ${exit.code}, signal ${exit.signal})`);
+    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) {
+      return { child, pid: child.pid, base, readyAt: nowMs(), stop };
+    }
+    await sleep(100);
+  }
+  await stop(5000);
+  throw new Error('service did not become ready within 60 s');
+}
+
+/** Runs the CLI (`node dist/cli.js ...args`) against a store; returns its stdout. */
+export async function cli(env, ...args) {
+  const { stdout } = await promisify(execFile)(process.execPath, ['dist/cli.js', ...args], { cwd: ROOT, env: serviceEnv(env) });
+  return stdout;
+}
+
+export const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/** utime + stime of a process, in seconds (from /proc/<pid>/stat; clock ticks are 100 per second on Linux). */
+export function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // fields 14 and 15 of proc(5)
+}
+
+export async function api(base, token, method, path, body) {
+  const response = await fetch(`${base}${path}`, {
+    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+export async function login(base, credentials) {
+  const response = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials),
+  });
+  if (!response.ok) throw new Error(`login ${credentials.email}: ${response.status} ${await response.text()}`);
+  return (await response.json()).token;
+}
+
+/** An API key allowed to ingest and read interactions. */
+export async function apiKey(base, token) {
+  const { key } = await api(base, token, 'POST', '/api/v1/api-keys', { name: 'bench', scopes: ['interactions:write', 'interactions:read'] });
+  return key;
+}
+
+export function cannon(options) {
+  return new Promise((resolve, reject) => {
+    autocannon({ duration: SECONDS, connections: 16, ...options }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const REQUEST_TIMEOUT_MS = 120_000;
+
+/** One JSON POST over a keep-alive connection: `{ status, body, at }`, `at` the wall-clock time the answer ended. */
+export function post(base, path, token, payload) {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify(payload);
+    const request = http.request(`${base}${path}`, {
+      method: 'POST', agent,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode, body: Buffer.concat(chunks).toString(), at: nowMs() }));
+      response.on('error', reject);
+    });
+    request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(new Error(`POST ${path}: no answer within ${REQUEST_TIMEOUT_MS} ms`)));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
