@@ -116,7 +116,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     );
   }
   const webhookTimeoutMs = integer(env, 'WEBHOOK_TIMEOUT_MS', 5000, 1, 600_000);
-  const webhookConcurrency = integer(env, 'WEBHOOK_CONCURRENCY', 500, 1, 100_000);
+  const webhookConcurrency = integer(env, 'WEBHOOK_CONCURRENCY', 1000, 1, 100_000);
   return Object.freeze({
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: read(env, 'HOST') ?? '0.0.0.0',
@@ -135,7 +135,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookCaFile: read(env, 'WEBHOOK_CA_FILE'),
     webhookLeaseMs: integer(env, 'WEBHOOK_LEASE_MS', 10_000, 1000, 3_600_000),
     webhookConcurrency,
-    webhookConcurrencyPerWebhook: integer(env, 'WEBHOOK_CONCURRENCY_PER_WEBHOOK', Math.min(50, webhookConcurrency), 1, webhookConcurrency),
+    webhookConcurrencyPerWebhook: integer(env, 'WEBHOOK_CONCURRENCY_PER_WEBHOOK', Math.min(200, webhookConcurrency), 1, webhookConcurrency),
     webhookHistoryRetentionDays: integer(env, 'WEBHOOK_HISTORY_RETENTION_DAYS', 30, 1, 36_500),
     serveWorkers: boolean(env, 'SERVE_WORKERS', true),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 5_242_880, 1024, 1_073_741_824),

@@ -46,8 +46,6 @@ export async function freePort() {
 function serviceEnv(extra) {
   return {
     PATH: process.env.PATH, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0',
-    // e.g. BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service
-    ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
     BOOTSTRAP_ADMIN_EMAIL: ADMIN.email, BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     ...extra,
   };
@@ -59,7 +57,9 @@ function serviceEnv(extra) {
  */
 export async function startService(env) {
   const port = await freePort();
-  const child = trackChild(spawn(process.execPath, ['dist/cli.js', 'serve'], {
+  // e.g. BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service
+  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = trackChild(spawn(process.execPath, [...nodeArgs, 'dist/cli.js', 'serve'], {
     cwd: ROOT, env: serviceEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }), stdio: ['ignore', 'ignore', 'inherit'],
   }));
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

@@ -8,7 +8,7 @@ describe('configuration', () => {
       bootstrapAdminEmail: undefined, bootstrapAdminPassword: undefined, bootstrapTenantName: 'Default',
       publicBaseUrl: 'http://localhost:8080', smtpUrl: undefined, mailFrom: 'no-reply@localhost',
       sessionTtlSeconds: 43200, webhookRetryDelaysMs: [0, 5000, 30000, 300000, 1800000], webhookTimeoutMs: 5000,
-      webhookAllowPrivateTargets: false, webhookCaFile: undefined, webhookLeaseMs: 10000, webhookConcurrency: 500, webhookConcurrencyPerWebhook: 50, webhookHistoryRetentionDays: 30, serveWorkers: true, bodyLimitBytes: 5242880, logLevel: 'info',
+      webhookAllowPrivateTargets: false, webhookCaFile: undefined, webhookLeaseMs: 10000, webhookConcurrency: 1000, webhookConcurrencyPerWebhook: 200, webhookHistoryRetentionDays: 30, serveWorkers: true, bodyLimitBytes: 5242880, logLevel: 'info',
       rateLimitPerMinute: 60000, loginMaxFailures: 10, shutdownDelayMs: 0,
     });
   });
@@ -32,11 +32,18 @@ describe('configuration', () => {
     ['PORT', 'eighty'], ['PORT', '70000'], ['DATABASE_URL', 'mysql://x'], ['PUBLIC_BASE_URL', 'not a url'],
     ['SMTP_URL', 'http://x'], ['SESSION_TTL_SECONDS', '0'], ['WEBHOOK_RETRY_DELAYS_MS', '0,five'],
     ['WEBHOOK_TIMEOUT_MS', '-1'], ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'], ['BODY_LIMIT_BYTES', '1.5'],
-    ['LOG_LEVEL', 'loud'], ['RATE_LIMIT_PER_MINUTE', '-5'], ['LOGIN_MAX_FAILURES', 'x'], ['SHUTDOWN_DELAY_MS', '60000'], ['WEBHOOK_LEASE_MS', '5500'],
+    ['LOG_LEVEL', 'loud'], ['RATE_LIMIT_PER_MINUTE', '-5'], ['LOGIN_MAX_FAILURES', 'x'], ['SHUTDOWN_DELAY_MS', '60000'],
+    ['WEBHOOK_LEASE_MS', '999'], ['WEBHOOK_CONCURRENCY', '0'], ['SERVE_WORKERS', 'maybe'],
     ['BOOTSTRAP_ADMIN_EMAIL', 'not-an-email'], ['BOOTSTRAP_ADMIN_PASSWORD', 'short'], ['MAIL_FROM', 'nobody'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name}=`));
+  });
+
+  it('refuses a per-webhook concurrency above the process concurrency', () => {
+    expect(() => loadConfig({ WEBHOOK_CONCURRENCY: '10', WEBHOOK_CONCURRENCY_PER_WEBHOOK: '11' }))
+      .toThrow(/^Invalid configuration: WEBHOOK_CONCURRENCY_PER_WEBHOOK=/);
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '10' }).webhookConcurrencyPerWebhook).toBe(10);
   });
 
   it('never prints a rejected password', () => {

@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import type { Deps } from '../../deps.js';
 import { prefixedId } from '../../lib/ids.js';
 import { Poller } from '../../lib/poller.js';
-import { recordCompletions, type Completion } from './completions.js';
 import { JOBS_CHANNEL } from './fan-out.js';
 import { claimJobs, releaseLeases, renewLeases, type ClaimedJob, type Lane } from './queue.js';
 import { LaneLimits } from './lanes.js';
+import { OutcomeRecorder } from './recorder.js';
 import { Sender } from './sender.js';
 import { deliveryHeaders } from './signing.js';
 
@@ -15,10 +15,13 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs?: number | undefined;
 }
 
-/** Completions recorded in one transaction at most, and how long one waits for others to join it. */
-const FLUSH_MAX = 500;
-const FLUSH_DELAY_MS = 10;
-const FLUSH_RETRY_MS = 1000;
+/**
+ * Finished attempts free their slots many at a time: they are refilled by one claim within this
+ * delay rather than one claim each. (New events wake a claim at once.)
+ */
+const REFILL_DELAY_MS = 5;
+/** Retries are due seconds apart: looking for them at most this often is enough. */
+const RETRY_CLAIM_INTERVAL_MS = 100;
 
 const jobKey = (job: ClaimedJob) => `${job.tenant_id}/${job.id}`;
 
@@ -42,12 +45,10 @@ export class DeliveryWorker {
   /** Jobs sent or being sent whose outcome is not recorded yet. */
   private readonly held = new Set<string>();
   private readonly attempts = new Set<Promise<void>>();
-  private pending: Completion[] = [];
-  private flushing: Promise<void> | undefined;
-  private flushTimer: NodeJS.Timeout | undefined;
-  /** Halved by each failed flush, so that one outcome that cannot be recorded ends up alone. */
-  private flushLimit = FLUSH_MAX;
+  private readonly recorder: OutcomeRecorder;
   private heartbeat: NodeJS.Timeout | undefined;
+  private refillTimer: NodeJS.Timeout | undefined;
+  private lastRetryClaim = 0;
   private after: Lane | undefined;
   private unlisten: (() => Promise<void>) | undefined;
 
@@ -58,6 +59,7 @@ export class DeliveryWorker {
     this.maxFirstAttempts = Math.max(1, Math.ceil(this.maxInFlight * 0.75));
     this.maxRetries = Math.max(1, Math.floor(this.maxInFlight / 2));
     this.sender = new Sender(config);
+    this.recorder = new OutcomeRecorder(deps, this.leaseId, logger, (completion) => this.held.delete(jobKey(completion.job)));
     this.claimer = new Poller(() => this.claim(), options.pollIntervalMs ?? 1000,
       (error) => logger.error({ err: error }, 'webhook claim failed; will retry'));
   }
@@ -73,10 +75,9 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     await this.unlisten?.();
     await this.claimer.stop();
+    if (this.refillTimer) clearTimeout(this.refillTimer);
     await Promise.allSettled([...this.attempts]);
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    for (let tries = 0; (this.pending.length > 0 || this.flushing) && tries < 3; tries += 1) await this.flush();
+    await this.recorder.close();
     clearInterval(this.heartbeat);
     await releaseLeases(this.deps.store.db, this.leaseId).catch(() => {});
     await this.sender.close();
@@ -86,6 +87,10 @@ export class DeliveryWorker {
   private async claim(): Promise<boolean> {
     const { config, store, clock } = this.deps;
     for (const retries of [false, true]) {
+      if (retries) {
+        if (Date.now() - this.lastRetryClaim < RETRY_CLAIM_INTERVAL_MS) continue;
+        this.lastRetryClaim = Date.now();
+      }
       const free = this.maxInFlight - this.firstInFlight - this.retriesInFlight;
       const classFree = retries ? this.maxRetries - this.retriesInFlight : this.maxFirstAttempts - this.firstInFlight;
       const limit = Math.min(free, classFree);
@@ -129,9 +134,17 @@ export class DeliveryWorker {
       if (retry) this.retriesInFlight -= 1;
       else this.firstInFlight -= 1;
       this.attempts.delete(run);
-      this.claimer.wake();
+      this.scheduleRefill();
     });
     this.attempts.add(run);
+  }
+
+  private scheduleRefill(): void {
+    if (this.refillTimer || this.claimer.isStopped) return;
+    this.refillTimer = setTimeout(() => {
+      this.refillTimer = undefined;
+      this.claimer.wake();
+    }, REFILL_DELAY_MS);
   }
 
   /** Sends one attempt and queues its outcome for recording; true when the receiver took it. */
@@ -142,62 +155,8 @@ export class DeliveryWorker {
       deliveryId, eventId: job.event_id, eventType: job.event_type, body: job.payload, now: attemptedAt,
     });
     const outcome = await this.sender.send({ url: job.url, headers, body: job.payload });
-    this.pending.push({ job, deliveryId, attemptedAt, outcome });
-    this.scheduleFlush(this.pending.length >= FLUSH_MAX ? 0 : FLUSH_DELAY_MS);
+    this.recorder.add({ job, deliveryId, attemptedAt, outcome });
     return outcome.success;
-  }
-
-  private scheduleFlush(delayMs: number): void {
-    if (this.flushing || this.flushTimer) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      void this.flush();
-    }, delayMs);
-  }
-
-  /**
-   * Records pending outcomes in one transaction; on failure keeps them for the next try (recording
-   * is idempotent, so a batch whose commit went through unbeknown to us is harmless to repeat).
-   */
-  private flush(): Promise<void> {
-    if (this.flushing) return this.flushing;
-    const batch = this.pending.splice(0, this.flushLimit);
-    if (batch.length === 0) return Promise.resolve();
-    let retryIn = 0;
-    this.flushing = recordCompletions(this.deps, this.leaseId, batch)
-      .then((results) => {
-        this.flushLimit = FLUSH_MAX;
-        for (const [i, completion] of batch.entries()) {
-          this.held.delete(jobKey(completion.job));
-          this.logOutcome(completion, results[i]!);
-        }
-      }, (error: unknown) => {
-        // Kept for the next try; while the store is down their leases cannot be renewed and
-        // lapse, and another worker may make those attempts again (at least once). A single
-        // outcome that keeps failing goes to the back, so that it never blocks the others.
-        if (batch.length === 1 && this.flushLimit === 1) this.pending.push(...batch);
-        else this.pending.unshift(...batch);
-        this.flushLimit = Math.max(1, Math.floor(batch.length / 2));
-        retryIn = FLUSH_RETRY_MS;
-        this.logger.warn({ err: error, attempts: batch.length }, 'webhook attempts not recorded yet; will retry');
-      })
-      .finally(() => {
-        this.flushing = undefined;
-        if (this.pending.length > 0 && !this.claimer.isStopped) this.scheduleFlush(retryIn);
-      });
-    return this.flushing;
-  }
-
-  private logOutcome(completion: Completion, result: string): void {
-    const { job, outcome, deliveryId } = completion;
-    if (outcome.success && !this.logger.isLevelEnabled('debug')) return;
-    const context = {
-      webhookId: job.webhook_id, eventId: job.event_id, deliveryId, attempt: job.attempt,
-      statusCode: outcome.statusCode, responseTimeMs: outcome.responseTimeMs, result, error: outcome.error,
-    };
-    if (outcome.success) this.logger.debug(context, 'webhook delivered');
-    else if (result === 'exhausted') this.logger.warn(context, 'webhook disabled after its last failed attempt');
-    else this.logger.info(context, 'webhook attempt failed');
   }
 
   private async renew(): Promise<void> {
