@@ -19,6 +19,7 @@
 //   WEBHOOK_*                      passed to the service (e.g. WEBHOOK_CONCURRENCY), beside the
 //                                  WEBHOOK_CA_FILE and WEBHOOK_ALLOW_PRIVATE_TARGETS=true the bench sets
 //   BENCH_ONLY=api|delivery        (npm run bench) run only one part
+//   BENCH_STORES=pglite|postgres   run on one store only
 import { pathToFileURL } from 'node:url';
 import { createCertificates } from './lib/certs.mjs';
 import { startReceiver } from './lib/receiver-client.mjs';

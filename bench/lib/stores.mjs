@@ -26,11 +26,12 @@ export async function freshPostgresStore(adminUrl = ADMIN_URL) {
   return { kind: 'postgres', env: { DATABASE_URL: url.toString() }, url: url.toString(), dispose };
 }
 
-/** The stores to run on, in order: `[{ label, kind, fresh() }]`. */
+/** The stores to run on, in order: `[{ label, kind, fresh() }]`; BENCH_STORES=pglite or postgres keeps one. */
 export function benchStores() {
   const stores = [{ label: 'embedded store (PGlite)', kind: 'pglite', fresh: freshEmbeddedStore }];
   if (ADMIN_URL) stores.push({ label: 'PostgreSQL', kind: 'postgres', fresh: () => freshPostgresStore(ADMIN_URL) });
-  return stores;
+  const only = process.env.BENCH_STORES;
+  return only ? stores.filter((store) => store.kind === only) : stores;
 }
 
 export async function withClient(url, fn) {

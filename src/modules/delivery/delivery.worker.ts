@@ -91,17 +91,16 @@ export class DeliveryWorker {
         if (Date.now() - this.lastRetryClaim < RETRY_CLAIM_INTERVAL_MS) continue;
         this.lastRetryClaim = Date.now();
       }
-      const free = this.maxInFlight - this.firstInFlight - this.retriesInFlight;
-      const classFree = retries ? this.maxRetries - this.retriesInFlight : this.maxFirstAttempts - this.firstInFlight;
-      const limit = Math.min(free, classFree);
+      const limit = this.freeSlots(retries);
       if (limit <= 0) continue;
       const now = clock.now();
+      const asked = this.lanes.freeSlots();
       const jobs = await claimJobs(store.db, {
         now,
         leaseId: this.leaseId,
         leaseUntil: new Date(now.getTime() + config.webhookLeaseMs),
         limit,
-        lanes: { initial: this.lanes.initial, free: this.lanes.freeSlots() },
+        lanes: { initial: this.lanes.initial, free: asked },
         retries,
         dueBy: retries ? now : new Date(now.getTime() - (config.webhookRetryDelaysMs[0] ?? 0)),
         after: this.after,
@@ -109,8 +108,26 @@ export class DeliveryWorker {
       for (const job of jobs) this.launch(job, retries);
       const last = jobs.at(-1);
       if (last) this.after = { tenantId: last.tenant_id, webhookId: last.webhook_id };
+      if (this.mayHaveMore(asked, jobs)) this.scheduleRefill();
     }
     return false;
+  }
+
+  /**
+   * Whether a lane got all it asked for and can take more already: attempts that finished while
+   * the claim ran freed slots without waking a claim (their lane looked claimable then).
+   */
+  private mayHaveMore(asked: ReadonlyArray<{ lane: Lane; free: number }>, jobs: readonly ClaimedJob[]): boolean {
+    const got = new Map<string, { lane: Lane; count: number }>();
+    for (const job of jobs) {
+      const key = `${job.tenant_id}/${job.webhook_id}`;
+      const entry = got.get(key) ?? { lane: { tenantId: job.tenant_id, webhookId: job.webhook_id }, count: 0 };
+      entry.count += 1;
+      got.set(key, entry);
+    }
+    const askedOf = new Map(asked.map((entry) => [`${entry.lane.tenantId}/${entry.lane.webhookId}`, entry.free]));
+    return [...got].some(([key, { lane, count }]) =>
+      count >= (askedOf.get(key) ?? this.lanes.initial) && this.lanes.claimableOf(lane) > 0);
   }
 
   private launch(job: ClaimedJob, retry: boolean): void {
@@ -123,20 +140,29 @@ export class DeliveryWorker {
     if (retry) this.retriesInFlight += 1;
     else this.firstInFlight += 1;
     let success = false;
-    const run = this.attempt(job).then((delivered) => {
+    const run: Promise<void> = this.attempt(job).then((delivered) => {
       success = delivered;
     }, (error: unknown) => {
       // Not recorded: its lease lapses and the attempt is made again.
       this.held.delete(jobKey(job));
       this.logger.error({ err: error, webhookId: job.webhook_id, eventId: job.event_id }, 'webhook attempt failed unexpectedly');
     }).finally(() => {
-      this.lanes.finished(lane, success);
+      const wasFull = this.freeSlots(retry) === 0;
+      const laneReady = this.lanes.finished(lane, success);
       if (retry) this.retriesInFlight -= 1;
       else this.firstInFlight -= 1;
       this.attempts.delete(run);
-      this.scheduleRefill();
+      // Another lane may be waiting for a slot of the process; this one for a batch of its own.
+      if (wasFull || laneReady) this.scheduleRefill();
     });
     this.attempts.add(run);
+  }
+
+  /** Slots of the process that an attempt of this class may take now. */
+  private freeSlots(retries: boolean): number {
+    const free = this.maxInFlight - this.firstInFlight - this.retriesInFlight;
+    const classFree = retries ? this.maxRetries - this.retriesInFlight : this.maxFirstAttempts - this.firstInFlight;
+    return Math.max(0, Math.min(free, classFree));
   }
 
   private scheduleRefill(): void {

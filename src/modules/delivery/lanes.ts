@@ -25,20 +25,35 @@ export class LaneLimits {
     return Math.min(INITIAL_LIMIT, this.maximum);
   }
 
+  /**
+   * The free slots of each known lane. A lane with attempts in flight offers its free slots only
+   * once a quarter of its limit is free: a busy lane is refilled by batches, not one claim per
+   * finished attempt (each of which would walk past the jobs it has in flight).
+   */
   freeSlots(): Array<{ lane: Lane; free: number }> {
-    return [...this.lanes.values()].map((state) => ({ lane: state.lane, free: Math.max(0, state.limit - state.inFlight) }));
+    return [...this.lanes.values()].map((state) => ({ lane: state.lane, free: claimable(state) }));
   }
 
   started(lane: Lane): void {
     this.stateOf(lane).inFlight += 1;
   }
 
-  finished(lane: Lane, success: boolean): void {
+  /** What a claim may take of `lane` now. */
+  claimableOf(lane: Lane): number {
+    const state = this.lanes.get(keyOf(lane));
+    return state ? claimable(state) : this.initial;
+  }
+
+  /** Records the end of an attempt; true when the lane has become worth a claim. */
+  finished(lane: Lane, success: boolean): boolean {
     const state = this.stateOf(lane);
+    const before = claimable(state);
     state.inFlight -= 1;
     state.limit = success ? Math.min(this.maximum, state.limit + 1) : Math.max(1, Math.floor(state.limit / 2));
+    const now = claimable(state);
     // A lane back at its starting point with nothing in flight needs no memory.
     if (state.inFlight === 0 && state.limit === this.initial) this.lanes.delete(keyOf(lane));
+    return before === 0 && now > 0;
   }
 
   private stateOf(lane: Lane): LaneState {
@@ -53,3 +68,9 @@ export class LaneLimits {
 }
 
 const keyOf = (lane: Lane) => `${lane.tenantId}/${lane.webhookId}`;
+
+function claimable(state: LaneState): number {
+  const free = Math.max(0, state.limit - state.inFlight);
+  if (state.inFlight === 0) return free;
+  return free >= Math.max(1, Math.floor(state.limit / 4)) ? free : 0;
+}
