@@ -1,6 +1,5 @@
 import { type Kysely, type Selectable, type Transaction, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
-import type { WebhooksTable } from '../webhooks/webhooks.tables.js';
 import type { WebhookJobsTable } from './delivery.tables.js';
 import { JOBS_CHANNEL } from './fan-out.js';
 
@@ -9,7 +8,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 /** A claimed job (its lease is ours), with its payload and what its attempt needs of the webhook. */
 export type ClaimedJob = Pick<Selectable<WebhookJobsTable>, 'tenant_id' | 'id' | 'webhook_id' | 'event_id' | 'event_type' | 'attempt'>
   & { payload: string }
-  & Pick<Selectable<WebhooksTable>,
+  & Pick<Selectable<Database['webhooks']>,
     'url' | 'headers' | 'auth_token' | 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'>;
 
 /** A webhook's queue: `tenantId` and `webhookId`. */
@@ -83,8 +82,7 @@ export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJ
       select tenant_id, id from candidates
       order by round, (lane_tenant, lane_webhook) <= (${after.tenantId}::uuid, ${after.webhookId}), lane_tenant, lane_webhook
       limit ${request.limit}
-    )
-    ,
+    ),
     claimed as (
       update webhook_jobs job set lease_until = ${request.leaseUntil}, lease_id = ${request.leaseId}
       from chosen where job.tenant_id = chosen.tenant_id and job.id = chosen.id
