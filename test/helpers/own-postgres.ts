@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
-import { chownSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort, tempDir } from './process.js';
 
 const run = promisify(execFile);
-const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** The installed server's programs (Debian: /usr/lib/postgresql/<major>/bin, the newest major if several). */
+const BIN = process.env.PG_BIN ?? join('/usr/lib/postgresql', newestMajor('/usr/lib/postgresql'), 'bin');
 const OS_USER = 'postgres';
 
 /**
@@ -83,4 +84,10 @@ export class OwnPostgres {
   private asPostgres(binary: string, ...args: string[]) {
     return run('runuser', ['-u', OS_USER, '--', join(BIN, binary), ...args], { cwd: this.dir, timeout: 60_000 });
   }
+}
+
+function newestMajor(root: string): string {
+  const majors = readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
+  if (!majors[0]) throw new Error(`no PostgreSQL server programs under ${root} (set PG_BIN)`);
+  return majors[0];
 }
