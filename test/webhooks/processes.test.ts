@@ -93,6 +93,23 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('webhook worker processes [postg
     expect(deliveredBy[0]! + deliveredBy[1]!).toBe(expected);
   });
 
+  it('SERVE_WORKERS=false: serve delivers nothing, and a worker process delivers what it queued', async () => {
+    receiver.requests.length = 0;
+    const t = await h.tenant();
+    await createWebhook(h, t, { url: receiver.url('/api-only'), events: ['user.invited'] });
+    const api = ServiceProcess.start(['serve'], { ...env, PORT: '0', HOST: '127.0.0.1', SERVE_WORKERS: 'false' });
+    processes.push(api);
+    await api.waitForOutput(/Server listening at/);
+    const event = await emitEvent(h, t.tenantId, 'user.invited', { id: 'u-api-only' });
+    await sleep(1500); // a serving worker polls every second at most
+    expect(receiver.at('/api-only')).toHaveLength(0);
+    expect(await h.db.selectFrom('webhook_jobs').select('event_id').where('tenant_id', '=', t.tenantId).execute())
+      .toEqual([{ event_id: event.id }]);
+
+    await worker();
+    await receiver.waitFor((requests) => requests.some((r) => r.path === '/api-only' && bodyOf(r).id === event.id));
+  });
+
   it('serve: the API and its worker never log secrets, tokens or custom header values', async () => {
     const t = await h.tenant();
     const api = ServiceProcess.start(['serve'], { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'trace' });

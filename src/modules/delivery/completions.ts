@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { disableWebhook } from './auto-disable.js';
 import { recordAttempts } from './history.js';
-import { finishJobs, rescheduleJobs, type ClaimedJob, type JobKey } from './queue.js';
+import { finishJobs, jobKey, rescheduleJobs, type ClaimedJob } from './queue.js';
 import type { AttemptOutcome } from './sender.js';
 import { lockSubscriptionChanges } from './subscriptions.js';
 
@@ -18,8 +18,6 @@ export interface Completion {
  * worker after this one's lease expired; the attempt is in the history all the same.
  */
 export type AttemptResult = 'succeeded' | 'retry_scheduled' | 'exhausted' | 'lease_lost';
-
-const keyOf = (job: JobKey) => `${job.tenant_id}/${job.id}`;
 
 /**
  * Records a batch of attempts in one transaction, one statement per table: the history rows,
@@ -43,10 +41,10 @@ export async function recordCompletions(deps: Deps, leaseId: string, completions
     const retried = await rescheduleJobs(tx, leaseId, completions.filter((c) => !c.outcome.success && !isLast(c)).map((c) => ({
       tenant_id: c.job.tenant_id, id: c.job.id, runAt: new Date(now.getTime() + (delays[c.job.attempt] ?? 0)),
     })));
-    const held = new Set([...finished, ...retried].map(keyOf));
+    const held = new Set([...finished, ...retried].map(jobKey));
 
     const results = completions.map((c): AttemptResult => {
-      if (!held.has(keyOf(c.job))) return 'lease_lost';
+      if (!held.has(jobKey(c.job))) return 'lease_lost';
       if (c.outcome.success) return 'succeeded';
       return isLast(c) ? 'exhausted' : 'retry_scheduled';
     });

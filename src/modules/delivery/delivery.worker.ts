@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { prefixedId } from '../../lib/ids.js';
 import { Poller } from '../../lib/poller.js';
 import { JOBS_CHANNEL } from './fan-out.js';
-import { claimJobs, releaseLeases, renewLeases, type ClaimedJob, type Lane } from './queue.js';
+import { claimJobs, jobKey, releaseLeases, renewLeases, type ClaimedJob, type Lane } from './queue.js';
 import { LaneLimits } from './lanes.js';
 import { OutcomeRecorder } from './recorder.js';
 import { Sender } from './sender.js';
@@ -23,7 +23,7 @@ const REFILL_DELAY_MS = 5;
 /** Retries are due seconds apart: looking for them at most this often is enough. */
 const RETRY_CLAIM_INTERVAL_MS = 100;
 
-const jobKey = (job: ClaimedJob) => `${job.tenant_id}/${job.id}`;
+const laneOf = (job: ClaimedJob): Lane => ({ tenantId: job.tenant_id, webhookId: job.webhook_id });
 
 /**
  * Delivers the queued jobs: claims due ones in batches (round-robin over the webhooks), sends
@@ -107,27 +107,10 @@ export class DeliveryWorker {
       });
       for (const job of jobs) this.launch(job, retries);
       const last = jobs.at(-1);
-      if (last) this.after = { tenantId: last.tenant_id, webhookId: last.webhook_id };
-      if (this.mayHaveMore(asked, jobs)) this.scheduleRefill();
+      if (last) this.after = laneOf(last);
+      this.lanes.claimed(asked, jobs.map(laneOf));
     }
     return false;
-  }
-
-  /**
-   * Whether a lane got all it asked for and can take more already: attempts that finished while
-   * the claim ran freed slots without waking a claim (their lane looked claimable then).
-   */
-  private mayHaveMore(asked: ReadonlyArray<{ lane: Lane; free: number }>, jobs: readonly ClaimedJob[]): boolean {
-    const got = new Map<string, { lane: Lane; count: number }>();
-    for (const job of jobs) {
-      const key = `${job.tenant_id}/${job.webhook_id}`;
-      const entry = got.get(key) ?? { lane: { tenantId: job.tenant_id, webhookId: job.webhook_id }, count: 0 };
-      entry.count += 1;
-      got.set(key, entry);
-    }
-    const askedOf = new Map(asked.map((entry) => [`${entry.lane.tenantId}/${entry.lane.webhookId}`, entry.free]));
-    return [...got].some(([key, { lane, count }]) =>
-      count >= (askedOf.get(key) ?? this.lanes.initial) && this.lanes.claimableOf(lane) > 0);
   }
 
   private launch(job: ClaimedJob, retry: boolean): void {
@@ -135,7 +118,7 @@ export class DeliveryWorker {
     // Ours already: claimed again after our lease lapsed (a store outage) while its attempt was in flight.
     if (this.held.has(key)) return;
     this.held.add(key);
-    const lane = { tenantId: job.tenant_id, webhookId: job.webhook_id };
+    const lane = laneOf(job);
     this.lanes.started(lane);
     if (retry) this.retriesInFlight += 1;
     else this.firstInFlight += 1;
@@ -148,12 +131,12 @@ export class DeliveryWorker {
       this.logger.error({ err: error, webhookId: job.webhook_id, eventId: job.event_id }, 'webhook attempt failed unexpectedly');
     }).finally(() => {
       const wasFull = this.freeSlots(retry) === 0;
-      const laneReady = this.lanes.finished(lane, success);
+      const laneWants = this.lanes.finished(lane, success);
       if (retry) this.retriesInFlight -= 1;
       else this.firstInFlight -= 1;
       this.attempts.delete(run);
       // Another lane may be waiting for a slot of the process; this one for a batch of its own.
-      if (wasFull || laneReady) this.scheduleRefill();
+      if (wasFull || laneWants) this.scheduleRefill();
     });
     this.attempts.add(run);
   }

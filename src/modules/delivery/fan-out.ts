@@ -17,14 +17,13 @@ export interface QueuedEvent {
  * Queues `events` for the tenant's webhooks that subscribe to them, inside the emitting
  * transaction: one message per wanted event and one job per (event, webhook), in one statement
  * that also wakes the workers at commit. An event no active webhook wants leaves nothing behind.
- * Returns how many jobs were queued.
  */
 export async function fanOut(
   tx: Transaction<Database> | Kysely<Database>, tenantId: string, events: readonly QueuedEvent[], now: Date,
-): Promise<number> {
-  if (events.length === 0) return 0;
+): Promise<void> {
+  if (events.length === 0) return;
   const subscriptions = await subscriptionsOf(tx, tenantId);
-  if (subscriptions.length === 0) return 0;
+  if (subscriptions.length === 0) return;
   const messages = { ids: [] as string[], types: [] as string[], payloads: [] as string[] };
   const jobs = { webhookIds: [] as string[], eventIds: [] as string[], types: [] as string[] };
   for (const event of events) {
@@ -39,7 +38,7 @@ export async function fanOut(
       jobs.types.push(event.eventType);
     }
   }
-  if (jobs.eventIds.length === 0) return 0;
+  if (jobs.eventIds.length === 0) return;
   await sql`
     with messages as (
       insert into webhook_messages (tenant_id, id, event_type, payload, created_at)
@@ -54,5 +53,4 @@ export async function fanOut(
       order by j.n
     )
     select pg_notify(${JOBS_CHANNEL}, '')`.execute(tx);
-  return jobs.eventIds.length;
 }

@@ -113,6 +113,8 @@ export interface JobKey {
   id: number;
 }
 
+export const jobKey = (job: JobKey) => `${job.tenant_id}/${job.id}`;
+
 /** Deletes finished jobs that `leaseId` still holds; returns those it deleted (the others were lost). */
 export async function finishJobs(tx: Db, leaseId: string, jobs: readonly JobKey[]): Promise<JobKey[]> {
   if (jobs.length === 0) return [];
