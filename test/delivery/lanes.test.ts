@@ -56,6 +56,16 @@ describe('per-webhook concurrency (LaneLimits)', () => {
     expect(drained.finished(lane, true)).toBe(false);
   });
 
+  it('keeps a busy lane\'s backlog through claims that offered it no slot', () => {
+    const limits = new LaneLimits(40);
+    claim(limits, 4);
+    for (let i = 0; i < 4; i += 1) limits.finished(lane, true); // limit 8
+    claim(limits, 8); // full: may have more
+    limits.claimed(limits.freeSlots(), []); // a claim for others while this lane is busy (0 offered)
+    for (let i = 0; i < 2; i += 1) limits.finished(lane, true); // limit 10, 6 in flight: 4 free
+    expect(limits.finished(lane, true)).toBe(true);
+  });
+
   it('counts slots freed while a claim was running: the next finished attempt asks again', () => {
     const limits = new LaneLimits(40);
     claim(limits, 4);

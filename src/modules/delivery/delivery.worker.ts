@@ -108,7 +108,8 @@ export class DeliveryWorker {
       for (const job of jobs) this.launch(job, retries);
       const last = jobs.at(-1);
       if (last) this.after = laneOf(last);
-      this.lanes.claimed(asked, jobs.map(laneOf));
+      // Only first attempts tell whether a lane has more waiting: a retry claim finds none of them.
+      if (!retries) this.lanes.claimed(asked, jobs.map(laneOf));
     }
     return false;
   }

@@ -51,9 +51,10 @@ export class LaneLimits {
       const state = this.lanes.get(key);
       if (state) state.backlog = count >= (askedOf.get(key) ?? this.initial);
     }
-    for (const { lane } of asked) {
+    // A lane offered slots that came back empty has nothing due; one offered none tells nothing.
+    for (const { lane, free } of asked) {
       const state = this.lanes.get(laneKey(lane));
-      if (state && !counts.has(laneKey(lane))) state.backlog = false;
+      if (state && free > 0 && !counts.has(laneKey(lane))) state.backlog = false;
     }
   }
 
