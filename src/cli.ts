@@ -30,7 +30,10 @@ async function main(argv: string[]): Promise<number> {
     await runWorkers(config);
     return -1; // keeps running
   }
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir,
+    poolSize: config.databasePoolSize, poolTimeoutMs: config.databasePoolTimeoutMs,
+  });
   try {
     if (command === 'migrate') {
       const { applied } = await migrate(store.db, { allowMajorUpgrade: true });

@@ -9,6 +9,12 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Connections to PostgreSQL in one process. */
+  databasePoolSize: number;
+  /** Longest a request waits for a store connection or for its group commit to start before a 503. */
+  databasePoolTimeoutMs: number;
+  /** Interactions waiting for a group commit in one process; past it, creates get a 503 at once. */
+  ingestMaxPending: number;
   bootstrapAdminEmail: string | undefined;
   bootstrapAdminPassword: string | undefined;
   bootstrapTenantName: string;
@@ -122,6 +128,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     host: read(env, 'HOST') ?? '0.0.0.0',
     dataDir: read(env, 'DATA_DIR') ?? './data',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePoolTimeoutMs: integer(env, 'DATABASE_POOL_TIMEOUT_MS', 5000, 1, 600_000),
+    ingestMaxPending: integer(env, 'INGEST_MAX_PENDING', 20_000, 1, 10_000_000),
     bootstrapAdminEmail: email(env, 'BOOTSTRAP_ADMIN_EMAIL'),
     bootstrapAdminPassword,
     bootstrapTenantName: read(env, 'BOOTSTRAP_TENANT_NAME') ?? 'Default',

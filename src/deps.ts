@@ -15,3 +15,19 @@ export interface Deps {
   clock: Clock;
   lifecycle: Lifecycle;
 }
+
+/**
+ * Makes `create(deps)` once per application instance (each replica, each test app has its own):
+ * for the in-memory caches and queues that live as long as the app.
+ */
+export function onePerApp<T>(create: (deps: Deps) => T): (deps: Deps) => T {
+  const instances = new WeakMap<Deps, T>();
+  return (deps) => {
+    let instance = instances.get(deps);
+    if (instance === undefined) {
+      instance = create(deps);
+      instances.set(deps, instance);
+    }
+    return instance;
+  };
+}

@@ -61,7 +61,10 @@ export async function runWorkers(config: Readonly<Config>): Promise<void> {
 }
 
 async function openMigratedStore(config: Readonly<Config>, logger: Logger): Promise<Deps> {
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir,
+    poolSize: config.databasePoolSize, poolTimeoutMs: config.databasePoolTimeoutMs,
+  });
   const { applied } = await migrate(store.db).catch(async (error: unknown) => {
     await store.close();
     throw error;

@@ -22,13 +22,17 @@ export interface StoreOptions {
   /** Folder of the embedded store; undefined keeps it in memory (tests). */
   dataDir?: string | undefined;
   poolSize?: number;
+  /** Longest a query waits for a free PostgreSQL connection before failing as unavailable. */
+  poolTimeoutMs?: number;
 }
 
 // bigint (count(*), bigserial) comes back from pg as a string; numbers are what the code expects.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export async function openStore(options: StoreOptions): Promise<Store> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPglite(options.dataDir);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.poolTimeoutMs ?? 5000)
+    : openPglite(options.dataDir);
 }
 
 async function openPglite(dataDir: string | undefined): Promise<Store> {
@@ -47,8 +51,8 @@ async function openPglite(dataDir: string | undefined): Promise<Store> {
   };
 }
 
-async function openPostgres(connectionString: string, max: number): Promise<Store> {
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000 });
+async function openPostgres(connectionString: string, max: number, connectionTimeoutMillis: number): Promise<Store> {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis });
   // A client losing its server must not crash the process; the query in progress reports it.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));

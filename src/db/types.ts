@@ -95,6 +95,13 @@ export interface ServiceMetaTable {
   value: string;
 }
 
+/** Counters bumped by triggers on every change of a tenant's credentials or policies: the caches' freshness check. */
+export interface TenantVersionsTable {
+  tenant_id: string;
+  credentials: ColumnType<number, number | undefined, number>;
+  policies: ColumnType<number, number | undefined, number>;
+}
+
 export interface FoundationTables {
   tenants: TenantsTable;
   users: UsersTable;
@@ -104,6 +111,7 @@ export interface FoundationTables {
   audit_log: AuditLogTable;
   mail_outbox: MailOutboxTable;
   service_meta: ServiceMetaTable;
+  tenant_versions: TenantVersionsTable;
 }
 
 /** Every table: the foundation's, plus each feature's own. */

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { Deps } from '../deps.js';
 import { ADMIN_ONLY, type Access, type RequestContext } from '../lib/context.js';
 import { AppError } from '../lib/errors.js';
-import { resolveBearer } from '../modules/auth/credentials.js';
+import { credentialCacheOf } from '../modules/auth/credential-cache.js';
 import { RateLimiter } from './rate-limiter.js';
 
 declare module 'fastify' {
@@ -30,7 +30,7 @@ export const authenticate = fp(async (app: FastifyInstance, { deps }: { deps: De
     if ('public' in access) return;
 
     const secret = bearerSecret(request);
-    const credential = await resolveBearer(deps.store.db, secret, deps.clock.now());
+    const credential = await credentialCacheOf(deps).resolve(secret);
     if (!credential) throw new AppError('unauthorized', 'The bearer token is unknown, expired or revoked');
 
     const retryAfter = limiter.hit(credential.actor.id ?? credential.tenantId, Date.now());

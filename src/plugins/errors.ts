@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors.js';
-import { StoreUnavailableError } from '../db/store.js';
+import { isStoreUnavailable } from '../db/store-errors.js';
 
 interface ErrorBody {
   error: string;
@@ -8,7 +8,6 @@ interface ErrorBody {
   details?: ErrorDetail[];
 }
 
-const STORE_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03']);
 const BAD_VALUE_CODES = new Set(['22P02', '22003', '22007', '22008', '22001', '22023', '22021', '54000']);
 
 /** Turns every failure into the contract's `{error, code, details?}` body; never a stack trace. */
@@ -58,8 +57,7 @@ export function mapError(error: FastifyError | Error): Mapped {
       return clientError(400, 'validation_error', 'The request body is empty but Content-Type is application/json');
   }
   const errorCode = (error as { code?: unknown }).code;
-  if (error instanceof StoreUnavailableError || (typeof errorCode === 'string' && STORE_DOWN_CODES.has(errorCode)) ||
-    /Connection terminated|timeout exceeded when trying to connect|PGlite is closed|driver has already been destroyed|instance is already closed/i.test(error.message)) {
+  if (isStoreUnavailable(error)) {
     return { ...clientError(503, 'unavailable', 'The store is unreachable; try again shortly'), retryAfterSeconds: 5 };
   }
   if (errorCode === '23505') return clientError(409, 'conflict', 'A resource with the same unique value already exists');

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../src/lib/ids.js';
 import { Harness } from '../helpers/harness.js';
@@ -41,20 +42,37 @@ describe.each(STORES)('policy cache across replicas [%s]', (kind) => {
     expect(await decidedOnReplica(t.adminToken, { platform_id: 'claude' })).toEqual([]);
   });
 
-  it('keeps serving its cache until the tenant\'s policy version moves', async () => {
+  it('keeps serving its cache until the tenant\'s policies counter moves', async () => {
     const t = await h.tenant();
     await createPolicy(h, t, { name: 'a', action: 'log' });
     expect(await decidedOnReplica(t.adminToken)).toEqual(['a:log']);
-    // A row written behind the service's back, without a version bump, is not seen: the cache is in use.
+    // A row written with triggers off does not move the counter: the cache keeps serving.
     const now = h.clock.now();
-    await h.db.insertInto('policies').values({
-      tenant_id: t.tenantId, id: uuidv7(), name: 'b', description: '', action: 'block', severity: 'low', enabled: true,
-      conditions: '{}', created_at: now, updated_at: now,
-    }).execute();
+    await h.db.transaction().execute(async (tx) => {
+      await sql`set local session_replication_role = replica`.execute(tx);
+      await tx.insertInto('policies').values({
+        tenant_id: t.tenantId, id: uuidv7(), name: 'b', description: '', action: 'block', severity: 'low', enabled: true,
+        conditions: '{}', created_at: now, updated_at: now,
+      }).execute();
+    });
     expect(await decidedOnReplica(t.adminToken)).toEqual(['a:log']);
-    await h.db.updateTable('policy_versions').set((eb) => ({ version: eb('version', '+', 1) }))
+    await h.db.updateTable('tenant_versions').set((eb) => ({ policies: eb('policies', '+', 1) }))
       .where('tenant_id', '=', t.tenantId).execute();
     expect(await decidedOnReplica(t.adminToken)).toEqual(['b:block', 'a:log']);
+  });
+
+  it('sees a policy written by any means at once: the counter is bumped by trigger', async () => {
+    const t = await h.tenant();
+    expect(await decidedOnReplica(t.adminToken)).toEqual([]);
+    const now = h.clock.now();
+    const id = uuidv7();
+    await h.db.insertInto('policies').values({
+      tenant_id: t.tenantId, id, name: 'by hand', description: '', action: 'coach', severity: 'low', enabled: true,
+      conditions: '{}', created_at: now, updated_at: now,
+    }).execute();
+    expect(await decidedOnReplica(t.adminToken)).toEqual(['by hand:coach']);
+    await h.db.deleteFrom('policies').where('tenant_id', '=', t.tenantId).where('id', '=', id).execute();
+    expect(await decidedOnReplica(t.adminToken)).toEqual([]);
   });
 
   it('keeps tenants apart: a change in one tenant does not leak into another', async () => {

@@ -4,6 +4,7 @@ import * as m0002 from './0002_users.js';
 import * as m0003 from './0003_interactions.js';
 import * as m0004 from './0004_webhooks.js';
 import * as m0005 from './0005_delivery_engine.js';
+import * as m0006 from './0006_tenant_versions.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_interactions': m0003,
   '0004_webhooks': m0004,
   '0005_delivery_engine': m0005,
+  '0006_tenant_versions': m0006,
 };

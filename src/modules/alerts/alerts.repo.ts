@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { Page } from '../../lib/pagination.js';
 import type { AlertsTable } from '../interactions/interactions.tables.js';
@@ -7,16 +7,6 @@ import type { AlertListFilters } from './alerts.schemas.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 export type AlertRow = Selectable<AlertsTable>;
-
-// 10 columns per row: stays under PostgreSQL's 65,535 parameters per statement.
-const ROWS_PER_INSERT = 5000;
-
-/** One multi-row insert (split only past the parameter limit of a statement). */
-export async function insertAlerts(tx: Db, rows: Insertable<AlertsTable>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    await tx.insertInto('alerts').values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
-  }
-}
 
 export async function findAlert(db: Db, tenantId: string, id: string): Promise<AlertRow | undefined> {
   return db.selectFrom('alerts').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();

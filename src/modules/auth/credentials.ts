@@ -1,12 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role } from '../../db/types.js';
 import type { Actor, Scope } from '../../lib/context.js';
-import { sha256Hex } from '../../lib/crypto.js';
 
 export const SESSION_TOKEN_PREFIX = 'ugt_';
 export const API_KEY_PREFIX = 'ugk_';
-/** `last_used_at` of an API key is written at most this often, not on every request. */
-const LAST_USED_PRECISION_MS = 60_000;
 
 export interface Credential {
   tenantId: string;
@@ -16,36 +13,54 @@ export interface Credential {
   sessionId: string | null;
 }
 
+/** A credential as stored now, with what a cache needs to know when it stops being valid. */
+export interface LoadedCredential {
+  credential: Credential;
+  /** The tenant's credentials counter, read in the same snapshot as the credential. */
+  version: number;
+  /** When a session token expires; null for API keys. */
+  expiresAt: Date | null;
+  /** When an API key was last marked used; null for sessions. */
+  lastUsedAt: Date | null;
+}
+
 /**
- * Finds who a bearer secret belongs to, in one indexed query. Roles and statuses are read
- * fresh on every request, so a role change, a disable or a revocation applies at once.
+ * Finds who a bearer secret's hash belongs to, in one indexed query that also reads the tenant's
+ * credentials counter: roles, statuses and revocations are as committed when the query ran.
  */
-export async function resolveBearer(db: Kysely<Database>, secret: string, now: Date): Promise<Credential | null> {
-  const hash = sha256Hex(secret);
-  if (secret.startsWith(API_KEY_PREFIX)) {
-    const key = await db
-      .selectFrom('api_keys')
-      .select(['tenant_id', 'id', 'name', 'scopes', 'last_used_at'])
-      .where('key_hash', '=', hash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (!key) return null;
-    if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() > LAST_USED_PRECISION_MS) {
-      await db.updateTable('api_keys').set({ last_used_at: now })
-        .where('tenant_id', '=', key.tenant_id).where('id', '=', key.id).execute();
-    }
-    return {
+export async function loadCredential(db: Kysely<Database>, hash: string, isApiKey: boolean, now: Date) {
+  return isApiKey ? loadApiKey(db, hash) : loadSession(db, hash, now);
+}
+
+async function loadApiKey(db: Kysely<Database>, hash: string): Promise<LoadedCredential | null> {
+  const key = await db
+    .selectFrom('api_keys as k')
+    .leftJoin('tenant_versions as v', 'v.tenant_id', 'k.tenant_id')
+    .select(['k.tenant_id', 'k.id', 'k.name', 'k.scopes', 'k.last_used_at', 'v.credentials'])
+    .where('k.key_hash', '=', hash)
+    .where('k.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!key) return null;
+  return {
+    credential: {
       tenantId: key.tenant_id,
       actor: { type: 'api_key', id: key.id, label: key.name },
       role: null,
       scopes: key.scopes as Scope[],
       sessionId: null,
-    };
-  }
+    },
+    version: Number(key.credentials ?? 0),
+    expiresAt: null,
+    lastUsedAt: key.last_used_at,
+  };
+}
+
+async function loadSession(db: Kysely<Database>, hash: string, now: Date): Promise<LoadedCredential | null> {
   const session = await db
     .selectFrom('sessions as s')
     .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 's.tenant_id').onRef('u.id', '=', 's.user_id'))
-    .select(['s.tenant_id', 's.id as session_id', 'u.id as user_id', 'u.email', 'u.role'])
+    .leftJoin('tenant_versions as v', 'v.tenant_id', 's.tenant_id')
+    .select(['s.tenant_id', 's.id as session_id', 's.expires_at', 'u.id as user_id', 'u.email', 'u.role', 'v.credentials'])
     .where('s.token_hash', '=', hash)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', now)
@@ -53,10 +68,21 @@ export async function resolveBearer(db: Kysely<Database>, secret: string, now: D
     .executeTakeFirst();
   if (!session) return null;
   return {
-    tenantId: session.tenant_id,
-    actor: { type: 'user', id: session.user_id, label: session.email },
-    role: session.role,
-    scopes: [],
-    sessionId: session.session_id,
+    credential: {
+      tenantId: session.tenant_id,
+      actor: { type: 'user', id: session.user_id, label: session.email },
+      role: session.role,
+      scopes: [],
+      sessionId: session.session_id,
+    },
+    version: Number(session.credentials ?? 0),
+    expiresAt: session.expires_at,
+    lastUsedAt: null,
   };
+}
+
+/** Marks an API key used (the caller decides how often). */
+export async function touchApiKey(db: Kysely<Database>, tenantId: string, keyId: string, now: Date): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: now })
+    .where('tenant_id', '=', tenantId).where('id', '=', keyId).execute();
 }

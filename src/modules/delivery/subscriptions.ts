@@ -9,14 +9,25 @@ export interface Subscription {
 }
 
 /**
- * The tenant's active webhooks and the event types each wants, read under the tenant's
- * subscription lock in shared mode (held to the end of the caller's transaction). A webhook
- * change takes that lock alone (`lockSubscriptionChanges`), so events committed by this
- * transaction go exactly to the webhooks whose last change committed before them.
+ * The active webhooks of each tenant and the event types each wants, read under each tenant's
+ * subscription lock in shared mode (held to the end of the caller's transaction; taken in the
+ * order of `tenantIds`). A webhook change takes that lock alone (`lockSubscriptionChanges`), so
+ * events committed by this transaction go exactly to the webhooks whose last change committed
+ * before them.
  */
-export async function subscriptionsOf(tx: Db, tenantId: string): Promise<Subscription[]> {
-  const result = await sql<Subscription>`select webhook_id, events from webhook_subscriptions(${tenantId})`.execute(tx);
-  return result.rows;
+export async function subscriptionsOf(tx: Db, tenantIds: readonly string[]): Promise<Map<string, Subscription[]>> {
+  const result = await sql<Subscription & { tenant_id: string }>`
+    select t.tenant_id, s.webhook_id, s.events
+    from unnest(${tenantIds}::uuid[]) with ordinality as t(tenant_id, n)
+    cross join lateral webhook_subscriptions(t.tenant_id) as s
+    order by t.n`.execute(tx);
+  const byTenant = new Map<string, Subscription[]>();
+  for (const { tenant_id, ...subscription } of result.rows) {
+    let subscriptions = byTenant.get(tenant_id);
+    if (!subscriptions) byTenant.set(tenant_id, (subscriptions = []));
+    subscriptions.push(subscription);
+  }
+  return byTenant;
 }
 
 /**

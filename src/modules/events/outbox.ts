@@ -18,41 +18,50 @@ export interface EmitInput {
   data: unknown;
 }
 
+type Db = Transaction<Database> | Kysely<Database>;
+
+export function toEnvelope(tenantId: string, { eventType, data }: EmitInput, now: Date): EventEnvelope {
+  return { id: prefixedId('evt', now.getTime()), timestamp: now.toISOString(), event_type: eventType, tenant_id: tenantId, data };
+}
+
 /**
  * Emits an event inside the caller's transaction: it is queued for the webhooks that want it, so
  * it exists exactly when the change that caused it is committed, and the workers wake at commit.
  */
-export async function emit(
-  tx: Transaction<Database> | Kysely<Database>,
-  tenantId: string,
-  eventType: EventType,
-  data: unknown,
-  now: Date,
-): Promise<EventEnvelope> {
+export async function emit(tx: Db, tenantId: string, eventType: EventType, data: unknown, now: Date): Promise<EventEnvelope> {
   const [envelope] = await emitMany(tx, tenantId, [{ eventType, data }], now);
   return envelope!;
 }
 
-/** Many events in one statement (a batch of interactions emits hundreds). */
-export async function emitMany(
-  tx: Transaction<Database> | Kysely<Database>,
-  tenantId: string,
-  events: readonly EmitInput[],
-  now: Date,
-): Promise<EventEnvelope[]> {
-  const envelopes = events.map(
-    ({ eventType, data }): EventEnvelope => ({
-      id: prefixedId('evt', now.getTime()),
-      timestamp: now.toISOString(),
-      event_type: eventType,
-      tenant_id: tenantId,
-      data,
-    }),
-  );
-  await fanOut(tx, tenantId, envelopes.map((envelope) => ({
+/** Many events of one tenant in one statement. */
+export async function emitMany(tx: Db, tenantId: string, events: readonly EmitInput[], now: Date): Promise<EventEnvelope[]> {
+  const envelopes = events.map((event) => toEnvelope(tenantId, event, now));
+  await emitEnvelopes(tx, envelopes, now);
+  return envelopes;
+}
+
+/** Envelopes of any tenants in one statement (a group commit of creates emits thousands). */
+export async function emitEnvelopes(tx: Db, envelopes: readonly EventEnvelope[], now: Date): Promise<void> {
+  const serialised = new JsonOnce();
+  await fanOut(tx, envelopes.map((envelope) => ({
+    tenantId: envelope.tenant_id,
     id: envelope.id,
     eventType: envelope.event_type,
-    payload: () => JSON.stringify(envelope),
+    payload: () => serialised.envelope(envelope),
   })), now);
-  return envelopes;
+}
+
+/**
+ * Serialises envelopes, each `data` object once: an interaction's created, policy_violated and
+ * high_risk events share one `data`. Same bytes as `JSON.stringify(envelope)`.
+ */
+class JsonOnce {
+  private readonly data = new Map<unknown, string>();
+
+  envelope({ id, timestamp, event_type, tenant_id, data }: EventEnvelope): string {
+    let json = this.data.get(data);
+    if (json === undefined) this.data.set(data, (json = JSON.stringify(data)));
+    return `{"id":${JSON.stringify(id)},"timestamp":"${timestamp}","event_type":"${event_type}",` +
+      `"tenant_id":"${tenant_id}","data":${json}}`;
+  }
 }

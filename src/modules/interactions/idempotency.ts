@@ -1,10 +1,14 @@
-import type { Kysely, Transaction } from 'kysely';
-import { sql } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { Deps } from '../../deps.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { canonicalJson } from './canonical-json.js';
+
+// An `Idempotency-Key` makes a create repeatable for 24 h: the first response is stored in the
+// transaction that stores the create, a retry gets it back without storing anything, and the same
+// key with another request is 409 idempotency_conflict. Two concurrent requests with one key
+// cannot both store: the second waits on the key's row, then stores nothing and replays the first.
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -15,63 +19,32 @@ export interface CreateResponse {
   replayed: boolean;
 }
 
-interface Request {
+/** A keyed create: its key and what makes two requests "the same" (route and normalised input). */
+export interface IdempotentRequest {
   tenantId: string;
-  key: string | undefined;
-  /** The route and the normalised input: what makes two requests "the same". */
-  route: string;
-  payload: unknown;
+  key: string;
+  fingerprint: string;
 }
 
-class KeyTakenMeanwhile extends Error {}
-
-/**
- * Runs a create in one transaction. With an `Idempotency-Key`, the first response is stored in
- * that same transaction, and a retry within 24 h gets it back without storing anything; the same
- * key with another request is 409 idempotency_conflict. Two concurrent requests with one key
- * cannot both store: the second waits on the key's row, then rolls back and replays the first.
- */
-export async function runIdempotent(
-  deps: Deps, request: Request, create: (tx: Transaction<Database>) => Promise<{ status: number; body: unknown }>,
-): Promise<CreateResponse> {
-  const db = deps.store.db;
-  if (request.key === undefined) {
-    return { ...(await db.transaction().execute(create)), replayed: false };
-  }
-  const key = request.key;
-  const fingerprint = sha256Hex(`${request.route}\n${canonicalJson(request.payload)}`);
-  const now = deps.clock.now();
-  const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
-
-  const earlier = await findLiveKey(db, request.tenantId, key, expiredBefore);
-  if (earlier) return replay(earlier, fingerprint);
-  try {
-    const result = await db.transaction().execute(async (tx) => {
-      const response = await create(tx);
-      const saved = await sql<{ key: string }>`
-        insert into idempotency_keys (tenant_id, key, fingerprint, response_status, response_body, created_at)
-        values (${request.tenantId}, ${key}, ${fingerprint}, ${response.status}, ${JSON.stringify(response.body)}::json, ${now})
-        on conflict (tenant_id, key) do update set fingerprint = excluded.fingerprint,
-          response_status = excluded.response_status, response_body = excluded.response_body, created_at = excluded.created_at
-        where idempotency_keys.created_at < ${expiredBefore}
-        returning key`.execute(tx);
-      if (saved.rows.length === 0) throw new KeyTakenMeanwhile();
-      return response;
-    });
-    await purgeExpiredKeys(deps, request.tenantId, now, expiredBefore);
-    return { ...result, replayed: false };
-  } catch (error) {
-    if (!(error instanceof KeyTakenMeanwhile)) throw error;
-    const winner = await findLiveKey(db, request.tenantId, key, expiredBefore);
-    if (!winner) throw new AppError('idempotency_conflict', 'Another request with this Idempotency-Key is in progress');
-    return replay(winner, fingerprint);
-  }
+export function fingerprintOf(route: string, payload: unknown): string {
+  return sha256Hex(`${route}\n${canonicalJson(payload)}`);
 }
 
-async function findLiveKey(db: Kysely<Database>, tenantId: string, key: string, expiredBefore: Date) {
-  return db.selectFrom('idempotency_keys').select(['fingerprint', 'response_status', 'response_body'])
-    .where('tenant_id', '=', tenantId).where('key', '=', key).where('created_at', '>=', expiredBefore)
+export const expiredBefore = (now: Date) => new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
+
+/** The stored response of a live key, replayed; undefined when the key is free. */
+export async function findReplay(db: Kysely<Database>, request: IdempotentRequest, now: Date) {
+  const stored = await db.selectFrom('idempotency_keys').select(['fingerprint', 'response_status', 'response_body'])
+    .where('tenant_id', '=', request.tenantId).where('key', '=', request.key).where('created_at', '>=', expiredBefore(now))
     .executeTakeFirst();
+  return stored && replay(stored, request.fingerprint);
+}
+
+/** The replay of a request that lost its key to another one committed meanwhile (or still in flight: 409). */
+export async function replayLoser(db: Kysely<Database>, request: IdempotentRequest, now: Date): Promise<CreateResponse> {
+  const replayed = await findReplay(db, request, now);
+  if (!replayed) throw new AppError('idempotency_conflict', 'Another request with this Idempotency-Key is in progress');
+  return replayed;
 }
 
 function replay(
@@ -84,6 +57,34 @@ function replay(
   return { status: stored.response_status, body: stored.response_body, replayed: true };
 }
 
+/**
+ * Stores the first response of each keyed request inside the transaction that stores the
+ * creates, and says which requests got their key. A key held by another live request waits for
+ * it, then is not taken; keys are taken in one order so concurrent groups cannot deadlock.
+ */
+export async function claimKeys(
+  tx: Transaction<Database>, claims: ReadonlyArray<IdempotentRequest & { response: { status: number; body: unknown } }>,
+  now: Date,
+): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const rows = claims.map((claim) => ({
+    tenant_id: claim.tenantId, key: claim.key, fingerprint: claim.fingerprint,
+    response_status: claim.response.status, response_body: claim.response.body, created_at: now,
+  }));
+  const { rows: claimed } = await sql<{ tenant_id: string; key: string }>`
+    insert into idempotency_keys (tenant_id, key, fingerprint, response_status, response_body, created_at)
+    select tenant_id, key, fingerprint, response_status, response_body, created_at
+    from json_populate_recordset(null::idempotency_keys, ${JSON.stringify(rows)}::json)
+    order by tenant_id, key
+    on conflict (tenant_id, key) do update set fingerprint = excluded.fingerprint,
+      response_status = excluded.response_status, response_body = excluded.response_body, created_at = excluded.created_at
+    where idempotency_keys.created_at < ${expiredBefore(now)}
+    returning tenant_id, key`.execute(tx);
+  return new Set(claimed.map((row) => keyOf(row.tenant_id, row.key)));
+}
+
+export const keyOf = (tenantId: string, key: string) => `${tenantId}\n${key}`;
+
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 const lastPurges = new WeakMap<Deps, Map<string, number>>();
 
@@ -91,12 +92,12 @@ const lastPurges = new WeakMap<Deps, Map<string, number>>();
  * Housekeeping after a keyed create, at most hourly per tenant and process, so the hot path
  * pays for it rarely. A failure here must not fail the create that committed.
  */
-async function purgeExpiredKeys(deps: Deps, tenantId: string, now: Date, expiredBefore: Date): Promise<void> {
+export async function purgeExpiredKeys(deps: Deps, tenantId: string, now: Date): Promise<void> {
   let purges = lastPurges.get(deps);
   if (!purges) lastPurges.set(deps, (purges = new Map()));
   const last = purges.get(tenantId);
   if (last !== undefined && now.getTime() - last < PURGE_EVERY_MS) return;
   purges.set(tenantId, now.getTime());
-  await deps.store.db.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('created_at', '<', expiredBefore)
+  await deps.store.db.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('created_at', '<', expiredBefore(now))
     .execute().catch(() => undefined);
 }

@@ -1,44 +1,40 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type Insertable, type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { Page } from '../../lib/pagination.js';
 import type { DateRange } from './dates.js';
 import type { InteractionResponse, InteractionSort, ListInteractionsFilters } from './interactions.schemas.js';
+import type { AlertsTable } from './interactions.tables.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** One multi-row insert for all the interactions of a create or a batch (at most 500 x 13 parameters). */
-export async function insertInteractions(tx: Db, interactions: readonly InteractionResponse[]): Promise<void> {
-  await tx.insertInto('interactions').values(interactions.map((i) => ({
-    tenant_id: i.tenant_id,
-    id: i.id,
-    timestamp: i.timestamp,
-    platform_id: i.platform_id,
-    content_hash: i.content_hash,
-    interaction_type: i.interaction_type,
-    content_metadata: JSON.stringify(i.content_metadata),
-    classifications: JSON.stringify(i.classifications),
-    risk_score: i.risk_score,
-    direction: i.direction,
-    source: i.source,
-    user_id: i.user_id,
-    policy_decisions: JSON.stringify(i.policy_decisions),
-  }))).execute();
-}
-
 /**
- * The distinct classification types of each interaction, in one statement whatever their
- * number: the rows travel as one JSON parameter (a batch may carry 500 x 1000 of them).
+ * Stores interactions (of any tenants), their classification types and their alerts in one
+ * statement whatever their number: each table's rows travel as one JSON parameter, serialised
+ * once, that the server expands with `json_populate_recordset` (jsonb columns arrive as JSON,
+ * not as strings inside strings).
  */
-export async function insertClassificationTypes(
-  tx: Db, tenantId: string, interactions: readonly InteractionResponse[], timestamp: Date,
+export async function insertIngested(
+  tx: Db, interactions: readonly InteractionResponse[], alerts: readonly Insertable<AlertsTable>[],
 ): Promise<void> {
-  const rows = interactions.flatMap((i) =>
-    [...new Set(i.classifications.map((c) => c.type))].map((type) => ({ interaction_id: i.id, classification_type: type })));
-  if (rows.length === 0) return;
-  await sql`insert into interaction_classification_types (tenant_id, interaction_id, classification_type, timestamp)
-            select ${tenantId}, r.interaction_id, r.classification_type, ${timestamp}
-            from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(interaction_id uuid, classification_type text)`
-    .execute(tx);
+  await sql`
+    with new_rows as (
+      select * from json_populate_recordset(null::interactions, ${JSON.stringify(interactions)}::json)
+    ),
+    stored as (
+      insert into interactions (tenant_id, id, timestamp, platform_id, content_hash, interaction_type,
+        content_metadata, classifications, risk_score, direction, source, user_id, policy_decisions)
+      select tenant_id, id, timestamp, platform_id, content_hash, interaction_type,
+        content_metadata, classifications, risk_score, direction, source, user_id, policy_decisions
+      from new_rows
+    ),
+    new_alerts as (
+      insert into alerts (tenant_id, id, interaction_id, policy_id, policy_name, severity, status, created_at)
+      select tenant_id, id, interaction_id, policy_id, policy_name, severity, status, created_at
+      from json_populate_recordset(null::alerts, ${JSON.stringify(alerts)}::json)
+    )
+    insert into interaction_classification_types (tenant_id, interaction_id, classification_type, timestamp)
+    select distinct r.tenant_id, r.id, c.type, r.timestamp
+    from new_rows r cross join lateral jsonb_to_recordset(r.classifications) as c(type text)`.execute(tx);
 }
 
 export interface ListCriteria extends Omit<ListInteractionsFilters, 'page' | 'limit' | 'start_date' | 'end_date'> {

@@ -5,8 +5,8 @@ import { isUuid } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { parseDateRange } from './dates.js';
-import { type CreateResponse, runIdempotent } from './idempotency.js';
-import { ingest } from './interactions.ingest.js';
+import { type CreateResponse, findReplay, fingerprintOf, type IdempotentRequest } from './idempotency.js';
+import { type IngestRequest, submitIngest } from './ingest.pipeline.js';
 import { toInteractionResponse } from './interactions.mapper.js';
 import {
   deleteInteractionRow, findInteraction, listInteractionRows, searchQuery,
@@ -23,11 +23,12 @@ export async function createInteraction(
     const [first] = parsed.details;
     throw new AppError('validation_error', `Invalid request: ${first!.path} ${first!.message}`, { details: parsed.details });
   }
-  return runIdempotent(deps, { tenantId: ctx.tenantId, key: idempotencyKey, route: 'interactions.create', payload: parsed.value },
-    async (tx) => {
-      const [interaction] = await ingest(deps, tx, ctx.tenantId, [parsed.value], deps.clock.now());
-      return { status: 201, body: interaction };
-    });
+  return ingestOrReplay(deps, {
+    tenantId: ctx.tenantId,
+    inputs: [parsed.value],
+    respond: ([interaction]) => ({ status: 201, body: interaction }),
+    idempotency: keyed(ctx, idempotencyKey, () => fingerprintOf('interactions.create', parsed.value)),
+  });
 }
 
 /** A batch: invalid items are skipped silently; the valid ones are stored as single creates would be. */
@@ -35,14 +36,27 @@ export async function createBatch(
   deps: Deps, ctx: RequestContext, items: readonly unknown[], idempotencyKey: string | undefined,
 ): Promise<CreateResponse> {
   const parsed = items.map(parseInteraction);
-  const valid = parsed.flatMap((result) => (result.ok ? [result.value] : []));
-  // Invalid items count only by position: they store nothing, so they cannot make a retry differ.
-  const payload = parsed.map((result) => (result.ok ? result.value : null));
-  return runIdempotent(deps, { tenantId: ctx.tenantId, key: idempotencyKey, route: 'interactions.batch', payload },
-    async (tx) => {
-      const stored = await ingest(deps, tx, ctx.tenantId, valid, deps.clock.now());
-      return { status: 200, body: { received: items.length, stored: stored.length } };
-    });
+  return ingestOrReplay(deps, {
+    tenantId: ctx.tenantId,
+    inputs: parsed.flatMap((result) => (result.ok ? [result.value] : [])),
+    respond: (stored) => ({ status: 200, body: { received: items.length, stored: stored.length } }),
+    // Invalid items count only by position: they store nothing, so they cannot make a retry differ.
+    idempotency: keyed(ctx, idempotencyKey,
+      () => fingerprintOf('interactions.batch', parsed.map((result) => (result.ok ? result.value : null)))),
+  });
+}
+
+function keyed(ctx: RequestContext, key: string | undefined, fingerprint: () => string): IdempotentRequest | undefined {
+  return key === undefined ? undefined : { tenantId: ctx.tenantId, key, fingerprint: fingerprint() };
+}
+
+/** A create whose key is live replays at once, storing nothing; every other one joins the next group commit. */
+async function ingestOrReplay(deps: Deps, request: IngestRequest): Promise<CreateResponse> {
+  if (request.idempotency) {
+    const replayed = await findReplay(deps.store.db, request.idempotency, deps.clock.now());
+    if (replayed) return replayed;
+  }
+  return submitIngest(deps, request);
 }
 
 export async function listInteractions(deps: Deps, ctx: RequestContext, filters: ListInteractionsFilters, page: Page) {

@@ -69,12 +69,6 @@ export interface PoliciesTable {
   updated_at: Timestamp;
 }
 
-/** A counter per tenant, bumped in the transaction of every policy change: the caches' freshness check. */
-export interface PolicyVersionsTable {
-  tenant_id: string;
-  version: number;
-}
-
 export interface AlertsTable {
   tenant_id: string;
   id: string;
@@ -103,7 +97,6 @@ export interface InteractionsTables {
   interactions: InteractionsTable;
   interaction_classification_types: InteractionClassificationTypesTable;
   policies: PoliciesTable;
-  policy_versions: PolicyVersionsTable;
   alerts: AlertsTable;
   idempotency_keys: IdempotencyKeysTable;
 }

@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, type Selectable, type Transaction, type Updateable, sql } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { Page } from '../../lib/pagination.js';
 import type { PoliciesTable } from '../interactions/interactions.tables.js';
@@ -46,18 +46,8 @@ export async function listPolicyRows(db: Db, tenantId: string, filters: PolicyLi
   return { rows, total: Number(count.total) };
 }
 
-export async function loadEnabledPolicies(db: Db, tenantId: string): Promise<PolicyRow[]> {
-  return db.selectFrom('policies').selectAll().where('tenant_id', '=', tenantId).where('enabled', '=', true).execute();
-}
-
-/** Called in the transaction of every policy change: other processes see their caches are stale. */
-export async function bumpPolicyVersion(tx: Transaction<Database>, tenantId: string): Promise<void> {
-  await sql`insert into policy_versions (tenant_id, version) values (${tenantId}, 1)
-            on conflict (tenant_id) do update set version = policy_versions.version + 1`.execute(tx);
-}
-
-/** 0 for a tenant whose policies never changed. */
-export async function readPolicyVersion(db: Db, tenantId: string): Promise<number> {
-  const row = await db.selectFrom('policy_versions').select('version').where('tenant_id', '=', tenantId).executeTakeFirst();
-  return row ? Number(row.version) : 0;
+/** The enabled policies of these tenants, oldest first: the order of decisions with the same action. */
+export async function loadEnabledPolicies(db: Db, tenantIds: readonly string[]): Promise<PolicyRow[]> {
+  return db.selectFrom('policies').selectAll().where('tenant_id', 'in', tenantIds).where('enabled', '=', true)
+    .orderBy('created_at').orderBy('id').execute();
 }

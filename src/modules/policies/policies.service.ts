@@ -12,7 +12,7 @@ import { canonicalJson } from '../interactions/canonical-json.js';
 import { PLATFORM_ID_PATTERN } from '../interactions/interactions.schemas.js';
 import type { PoliciesTable, PolicyConditions } from '../interactions/interactions.tables.js';
 import {
-  type PolicyRow, bumpPolicyVersion, deletePolicyRow, findPolicy, findPolicyForUpdate, insertPolicy, listPolicyRows,
+  type PolicyRow, deletePolicyRow, findPolicy, findPolicyForUpdate, insertPolicy, listPolicyRows,
   updatePolicyRow,
 } from './policies.repo.js';
 import type {
@@ -88,7 +88,6 @@ export async function deletePolicy(deps: Deps, ctx: RequestContext, policyId: st
   await deps.store.db.transaction().execute(async (tx) => {
     const row = await deletePolicyRow(tx, ctx.tenantId, policyId);
     if (!row) throw notFound('Policy');
-    await bumpPolicyVersion(tx, ctx.tenantId);
     await writeAudit(tx, ctx, { action: 'policy.deleted', targetType: 'policy', targetId: row.id, details: { name: row.name } }, now);
     await emitMany(tx, ctx.tenantId, [{ eventType: 'policy.deleted', data: { id: row.id } }], now);
   });
@@ -116,13 +115,12 @@ async function changePolicy(
   });
 }
 
-/** The version bump, audit entry and events every policy change writes in its transaction. */
+/** The audit entry and events every policy change writes in its transaction (a trigger bumps the tenant's policies counter). */
 async function recordChange(
   tx: Transaction<Database>, ctx: RequestContext, now: Date,
   action: 'policy.created' | 'policy.updated' | 'policy.enabled' | 'policy.disabled',
   policy: PolicyResponse, details: Record<string, unknown>, extraEvents: EmitInput[] = [],
 ): Promise<void> {
-  await bumpPolicyVersion(tx, ctx.tenantId);
   await writeAudit(tx, ctx, { action, targetType: 'policy', targetId: policy.id, details }, now);
   await emitMany(tx, ctx.tenantId, [{ eventType: action, data: policy }, ...extraEvents], now);
 }

@@ -1,0 +1,61 @@
+import { type Deps, onePerApp } from '../../deps.js';
+import { tenantVersionsOf } from '../../db/tenant-versions.js';
+import { sha256Hex } from '../../lib/crypto.js';
+import { API_KEY_PREFIX, type Credential, type LoadedCredential, loadCredential, touchApiKey } from './credentials.js';
+
+const MAX_ENTRIES = 10_000;
+/** `last_used_at` of an API key is written at most this often, not on every request. */
+const LAST_USED_PRECISION_MS = 60_000;
+
+/**
+ * Bearer secrets (by hash) already resolved by this process. A hit costs the tenant's counters
+ * (`tenantVersionsOf`, one query shared by concurrent requests) instead of the credential's join:
+ * any change to a user, session or API key of the tenant bumps them (triggers of migration 0006),
+ * so a role change, a disable or a revocation made on any replica applies to the next request.
+ * Unknown secrets are never cached: they cannot fill the memory.
+ */
+export class CredentialCache {
+  private readonly entries = new Map<string, LoadedCredential>();
+
+  constructor(private readonly deps: Deps) {}
+
+  async resolve(secret: string): Promise<Credential | null> {
+    const now = this.deps.clock.now();
+    const hash = sha256Hex(secret);
+    let entry = this.entries.get(hash);
+    if (entry && !(await this.isCurrent(entry, now))) {
+      this.entries.delete(hash);
+      entry = undefined;
+    }
+    if (!entry) {
+      const loaded = await loadCredential(this.deps.store.db, hash, secret.startsWith(API_KEY_PREFIX), now);
+      if (!loaded) return null;
+      this.remember(hash, loaded);
+      entry = loaded;
+    }
+    await this.markUsed(entry, now);
+    return entry.credential;
+  }
+
+  private async isCurrent(entry: LoadedCredential, now: Date): Promise<boolean> {
+    if (entry.expiresAt && entry.expiresAt <= now) return false;
+    const versions = await tenantVersionsOf(this.deps).load(entry.credential.tenantId);
+    return versions.credentials === entry.version;
+  }
+
+  private remember(hash: string, entry: LoadedCredential): void {
+    this.entries.delete(hash);
+    this.entries.set(hash, entry);
+    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  private async markUsed(entry: LoadedCredential, now: Date): Promise<void> {
+    const { credential } = entry;
+    if (credential.actor.type !== 'api_key') return;
+    if (entry.lastUsedAt && now.getTime() - entry.lastUsedAt.getTime() <= LAST_USED_PRECISION_MS) return;
+    entry.lastUsedAt = now;
+    await touchApiKey(this.deps.store.db, credential.tenantId, credential.actor.id!, now);
+  }
+}
+
+export const credentialCacheOf = onePerApp((deps: Deps) => new CredentialCache(deps));

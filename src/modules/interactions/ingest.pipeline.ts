@@ -1,0 +1,95 @@
+import { type Deps, onePerApp } from '../../deps.js';
+import { isStoreUnavailable } from '../../db/store-errors.js';
+import { AppError } from '../../lib/errors.js';
+import { GroupCommitter, type Outcome } from '../../lib/group-commit.js';
+import { emitEnvelopes } from '../events/outbox.js';
+import { policyCacheFor } from '../policies/policies.cache.js';
+import {
+  type CreateResponse, claimKeys, type IdempotentRequest, keyOf, purgeExpiredKeys, replayLoser,
+} from './idempotency.js';
+import { prepareIngest } from './interactions.ingest.js';
+import { insertIngested } from './interactions.repo.js';
+import type { InteractionResponse } from './interactions.schemas.js';
+import type { ValidInteraction } from './interactions.validation.js';
+
+/** One create request (single or batch) of one tenant, waiting for its group commit. */
+export interface IngestRequest {
+  tenantId: string;
+  inputs: readonly ValidInteraction[];
+  /** The response of this request once its interactions are stored. */
+  respond: (stored: InteractionResponse[]) => { status: number; body: unknown };
+  idempotency?: IdempotentRequest;
+}
+
+/** Most interactions one transaction writes: a batch of 500 is never split, so this is 4 batches or more. */
+const MAX_GROUP_ROWS = 2000;
+
+/**
+ * The process's ingest queue: concurrent creates of every tenant are stored by one transaction
+ * at a time (see `GroupCommitter`), and each request is answered once it committed.
+ */
+export const ingestPipelineOf = onePerApp((deps: Deps) => new GroupCommitter<IngestRequest, CreateResponse>({
+  commit: (requests) => commitGroup(deps, requests),
+  isStoreFailure: isStoreUnavailable,
+  overloaded: () => new AppError('unavailable', 'The service is saturated; retry shortly', { retryAfterSeconds: 1 }),
+}, {
+  maxGroupWeight: MAX_GROUP_ROWS,
+  maxPendingWeight: deps.config.ingestMaxPending,
+  maxWaitMs: deps.config.databasePoolTimeoutMs,
+}));
+
+export function submitIngest(deps: Deps, request: IngestRequest): Promise<CreateResponse> {
+  return ingestPipelineOf(deps).submit(request, Math.max(1, request.inputs.length));
+}
+
+/**
+ * One transaction for the whole group: the tenants' policy counters (and the policies that
+ * changed), the keyed requests' keys, then every table's rows in one statement each. A request
+ * whose key another request holds stores nothing and replays that request's response after commit.
+ */
+async function commitGroup(deps: Deps, requests: IngestRequest[]): Promise<Outcome<CreateResponse>[]> {
+  const now = deps.clock.now();
+  const stored = await deps.store.db.transaction().execute(async (tx) => {
+    const tenantIds = [...new Set(requests.map((request) => request.tenantId))];
+    const policies = await policyCacheFor(deps).enabledPolicies(tx, tenantIds);
+    const prepared = requests.map((request) =>
+      prepareIngest(request.tenantId, request.inputs, policies.get(request.tenantId)!, now));
+    const responses = requests.map((request, i) => request.respond(prepared[i]!.interactions));
+
+    const claimants = firstOfEachKey(requests);
+    const claimed = await claimKeys(tx, [...claimants].map((i) => ({ ...requests[i]!.idempotency!, response: responses[i]! })), now);
+    const writes = requests.map((request, i) => !request.idempotency ||
+      (claimants.has(i) && claimed.has(keyOf(request.tenantId, request.idempotency.key))));
+
+    const writing = prepared.filter((_, i) => writes[i]);
+    const interactions = writing.flatMap((p) => p.interactions);
+    if (interactions.length > 0) await insertIngested(tx, interactions, writing.flatMap((p) => p.alerts));
+    await emitEnvelopes(tx, writing.flatMap((p) => p.events), now);
+    return responses.map((response, i) => (writes[i] ? response : undefined));
+  });
+  const keyedTenants = new Set(requests.filter((request) => request.idempotency).map((request) => request.tenantId));
+  await Promise.all([...keyedTenants].map((tenantId) => purgeExpiredKeys(deps, tenantId, now)));
+  return Promise.all(requests.map(async (request, i): Promise<Outcome<CreateResponse>> => {
+    const response = stored[i];
+    if (response) return { ok: true, value: { ...response, replayed: false } };
+    try {
+      return { ok: true, value: await replayLoser(deps.store.db, request.idempotency!, now) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }));
+}
+
+/** Indexes of the keyed requests that may take their key: the first of the group for each key. */
+function firstOfEachKey(requests: readonly IngestRequest[]): Set<number> {
+  const seen = new Set<string>();
+  const first = new Set<number>();
+  requests.forEach((request, i) => {
+    if (!request.idempotency) return;
+    const key = keyOf(request.tenantId, request.idempotency.key);
+    if (seen.has(key)) return;
+    seen.add(key);
+    first.add(i);
+  });
+  return first;
+}
