@@ -18,7 +18,7 @@
 //   RECEIVER_SLOW_MS=1000          answer delay of the receiver's /slow... paths
 //   WEBHOOK_*                      passed to the service (e.g. WEBHOOK_CONCURRENCY), beside the
 //                                  WEBHOOK_CA_FILE and WEBHOOK_ALLOW_PRIVATE_TARGETS=true the bench sets
-//   BENCH_ONLY=queries|delivery    (npm run bench) run only one part
+//   BENCH_ONLY=ingest|queries|delivery  (npm run bench) run only one part
 //   BENCH_STORES=pglite|postgres   run on one store only
 import { pathToFileURL } from 'node:url';
 import { createCertificates } from './lib/certs.mjs';
