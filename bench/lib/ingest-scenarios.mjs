@@ -44,7 +44,8 @@ function common(ctx, run, { size }) {
     ctx.note(`${ctx.scenario}: ${run.stored - run.expected} rows of requests cut by the end of the run (${run.unanswered} unanswered)`);
   }
   if (result.non2xx) ctx.note(`${ctx.scenario}: status codes ${JSON.stringify(result.statusCodeStats)}`);
-  ctx.note(`${ctx.scenario}: CPU during the run, % of one core: ${cpuText(run.cpu)}`);
+  ctx.note(`${ctx.scenario}: CPU during the run, % of one core: ${cpuText(run.cpu)}; `
+    + `the service's main thread waited for a CPU ${Math.round(run.waitingPercent)} % of the time`);
   if (run.exit.code !== 0) ctx.note(`${ctx.scenario}: service exit code ${run.exit.code}, signal ${run.exit.signal}`);
 }
 
@@ -100,7 +101,8 @@ export const embedded = {
   title: 'POST /interactions, 50 connections',
   async run(ctx, store) {
     const limit = await pgliteLoopLimit(SECONDS);
-    ctx.note(`${ctx.scenario}: raw loop ${limit.transactions} tx; its CPU ${Math.round(limit.cpuPercent)} % of one core`);
+    ctx.note(`${ctx.scenario}: raw loop ${limit.transactions} tx; its CPU ${Math.round(limit.cpuPercent)} % of one core while measured, `
+      + `its main thread waited for a CPU ${Math.round(limit.waitingPercent)} % of its life`);
     const run = await loadService(store, { connections: 50, size: 1 });
     ctx.add({ name: 'creates/s', value: perSecond(run, 1), limit: limit.tps, limitIs: 'raw PGlite loop tx/s', target: { op: '>=', times: TARGETS.embedded } });
     ctx.add({ name: 'p50 ms', value: run.result.latency.p50, limit: limit.p50, limitIs: 'one loop tx p50' });

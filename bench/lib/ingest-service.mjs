@@ -45,7 +45,7 @@ async function checkpoint(store) {
 /**
  * Starts the service on `store` (no workers), sets the tenant up, warms up with `connections` x 4 requests,
  * then runs autocannon for BENCH_SECONDS on `connections` connections, each request storing `size` rows.
- * Returns `{ result, rssStartMiB, peakRssMiB, hwmMiB, cpu, stored, expected, unanswered, exit }`: RSS right after
+ * Returns `{ result, rssStartMiB, peakRssMiB, hwmMiB, cpu, waitingPercent, stored, expected, unanswered, exit }`: RSS right after
  * /readyz, its peak sampled during the run and the process's high-water mark since it started (VmHWM); `stored`
  * rows counted during the measured run, `expected` = its 2xx answers x size, `unanswered` requests cut by its end.
  */
@@ -70,12 +70,12 @@ export async function loadService(store, { connections, size }) {
       groups: { bench: () => [process.pid], ...(database ? { postgres: () => postgresPids(database) } : {}) },
     });
     const result = await cannon(options);
-    const { peakRssMiB, hwmMiB, cpu } = probe.stop();
+    const { peakRssMiB, hwmMiB, cpu, waitingPercent } = probe.stop();
     await sleep(1000); // requests cut by the end of the run may still commit
     const stored = (await countRows(store, service.base, key)) - before;
     const { process: serviceCpu, ...others } = cpu;
     return {
-      result, rssStartMiB, peakRssMiB, hwmMiB, cpu: { service: serviceCpu, ...others }, stored,
+      result, rssStartMiB, peakRssMiB, hwmMiB, cpu: { service: serviceCpu, ...others }, waitingPercent, stored,
       expected: result['2xx'] * size, unanswered: Math.max(0, result.requests.sent - result.requests.total),
       exit: await service.stop(),
     };

@@ -10,8 +10,9 @@ import { freshEmbeddedStore } from './stores.mjs';
 const CHILD = fileURLToPath(new URL('./pglite-loop-child.mjs', import.meta.url));
 
 /**
- * `{ tps, transactions, p50, p99 (ms), rssAfterOpenMiB, hwmMiB, cpuPercent }` of the raw loop over `seconds`;
- * `hwmMiB` is the process's peak RSS over its whole life (opening and migrating included).
+ * `{ tps, transactions, p50, p99 (ms), rssAfterOpenMiB, hwmMiB, cpuPercent, waitingPercent }` of the raw loop over
+ * `seconds`; `hwmMiB` is the process's peak RSS over its whole life (opening and migrating included), `waitingPercent`
+ * the share of that life its main thread waited for a CPU.
  */
 export async function pgliteLoopLimit(seconds) {
   const store = await freshEmbeddedStore();
@@ -26,9 +27,9 @@ export async function pgliteLoopLimit(seconds) {
       child.once('error', reject);
       child.once('exit', resolve);
     });
-    const { hwmMiB } = probe.stop();
+    const { hwmMiB, waitingPercent } = probe.stop();
     if (code !== 0) throw new Error(`raw PGlite loop exited with ${code}`);
-    return { ...JSON.parse(out), hwmMiB };
+    return { ...JSON.parse(out), hwmMiB, waitingPercent };
   } finally {
     await store.dispose();
   }

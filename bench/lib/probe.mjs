@@ -23,6 +23,9 @@ export function memoryMiB(pid) {
   return { rss: kib('VmRSS') / 1024, hwm: kib('VmHWM') / 1024 };
 }
 
+/** Seconds the main thread of a process (Node's event loop) has spent runnable but waiting for a CPU. */
+const runQueueSeconds = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+
 /** Busy and total clock ticks of the whole machine (first line of /proc/stat). */
 function machineTicks() {
   const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
@@ -50,8 +53,9 @@ export function postgresPids(database) {
 /**
  * Starts sampling. `pid` is the process whose RSS peak is taken (optional); `groups` names other
  * processes whose CPU is summed: `{ name: () => pids }`, called at each sample (processes come and go:
- * each one's last sample counts). `stop()` returns `{ peakRssMiB, hwmMiB, cpu: { process, ...groups, machine } }`:
- * the highest RSS sampled, the process's own high-water mark (from its start), CPU in % of one core over the phase.
+ * each one's last sample counts). `stop()` returns `{ peakRssMiB, hwmMiB, cpu: { process, ...groups, machine }, waitingPercent }`:
+ * the highest RSS sampled, the process's own high-water mark (from its start), CPU in % of one core over the phase,
+ * and the share of the phase the process's main thread was runnable but waited for a CPU (the machine's other load).
  */
 export function startProbe({ pid, groups = {} } = {}) {
   const started = performance.now();
@@ -60,7 +64,13 @@ export function startProbe({ pid, groups = {} } = {}) {
   const last = {};
   let peakRssMiB = NaN;
   let hwmMiB = NaN;
+  const waiting = { first: NaN, last: NaN };
   const sample = (first = false) => {
+    const queued = pid && quietly(() => runQueueSeconds(pid), undefined);
+    if (queued !== undefined) {
+      if (first) waiting.first = queued;
+      waiting.last = queued;
+    }
     const memory = pid && quietly(() => memoryMiB(pid), undefined);
     if (memory) {
       peakRssMiB = Number.isNaN(peakRssMiB) ? memory.rss : Math.max(peakRssMiB, memory.rss);
@@ -91,7 +101,7 @@ export function startProbe({ pid, groups = {} } = {}) {
       for (const name of Object.keys(cpu)) cpu[name] = (cpu[name] / seconds) * 100;
       const machine = machineTicks();
       cpu.machine = ((machine.busy - machineStart.busy) / (machine.total - machineStart.total)) * CORES * 100;
-      return { peakRssMiB, hwmMiB, cpu };
+      return { peakRssMiB, hwmMiB, cpu, waitingPercent: ((waiting.last - waiting.first) / seconds) * 100 };
     },
   };
 }
