@@ -1,4 +1,4 @@
-// Figures of the delivery bench: each beside its limit measured in the same run and its target.
+// Figures of the benches: each beside its limit measured in the same run and its target.
 
 /** Nearest-rank percentile of `values` (missing answers may be passed as Infinity). */
 export function percentile(values, q) {
@@ -18,15 +18,26 @@ const ratio = (a, b) => (typeof a === 'number' && typeof b === 'number' && b !==
 
 const meets = (value, { op, value: goal }) => {
   if (typeof value !== 'number' || Number.isNaN(value)) return false;
+  if (op === 'between') return value >= goal[0] && value <= goal[1];
   return { '<=': value <= goal, '<': value < goal, '>=': value >= goal, '==': value === goal }[op];
 };
 
+/** A target relative to the limit (`{ op, times }`) made absolute; `label` is how the table shows it. */
+function absolute(target, limit) {
+  if (!target) return undefined;
+  if (target.op === 'between') return { ...target, label: `${round(target.value[0])}..${round(target.value[1])}` };
+  if (target.times === undefined) return { ...target, label: `${target.op} ${target.value}` };
+  const value = typeof limit === 'number' ? target.times * limit : NaN;
+  return { op: target.op, value, label: `${target.op} ${target.times}x limit (${round(value)})` };
+}
+
 /**
  * One table row. `limit` is what the same run measured as the ceiling (or floor) for this figure,
- * `target` `{ op, value }` what the figure should reach; `reached: false` marks a partial figure
- * (its budget ran out or a step failed).
+ * `target` `{ op, value }` what the figure should reach (`{ op, times }`: `times` x the limit; `{ op: 'between',
+ * value: [low, high] }`); `reached: false` marks a partial figure (its budget ran out or a step failed).
  */
-export function figure({ scenario, name, value, limit, limitIs, target, reached = true }) {
+export function figure({ scenario, name, value, limit, limitIs, target: given, reached = true }) {
+  const target = absolute(given, limit);
   const verdict = !reached ? 'not reached' : target ? (meets(value, target) ? 'yes' : 'NO') : '-';
   return {
     scenario,
@@ -35,7 +46,7 @@ export function figure({ scenario, name, value, limit, limitIs, target, reached 
     limit: round(limit),
     'limit is': limit === undefined ? '-' : limitIs ?? '-',
     'x limit': ratio(value, limit),
-    target: target ? `${target.op} ${target.value}` : '-',
+    target: target ? target.label : '-',
     'x target': target && target.value !== 0 ? ratio(value, target.value) : '-',
     ok: verdict,
   };

@@ -1,6 +1,5 @@
 // The service as a real process on loopback, and the small HTTP helpers the benches share.
 import { execFile, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
@@ -9,24 +8,11 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { trackChild } from './cleanup.mjs';
 
+export { interaction } from './interactions.mjs';
+
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 export const ADMIN = { email: 'bench@bench.test', password: 'Bench-Password-42' };
-
-const PLATFORMS = ['chatgpt', 'claude', 'copilot', 'mistral', 'gemini'];
-const TYPES = ['EMAIL', 'CREDIT_CARD', 'IBAN', 'NIR', 'SIRET', 'API_KEY'];
-const hash = () => createHash('sha256').update(randomBytes(16)).digest('hex');
-
-/** The i-th generated interaction (a mix of platforms, scores and classifications). */
-export const interaction = (i) => ({
-  platform_id: PLATFORMS[i % PLATFORMS.length],
-  content_hash: hash(),
-  risk_score: (i % 100) / 100,
-  source: i % 3 ? 'browser_extension' : 'proxy',
-  direction: i % 4 ? 'outbound' : 'inbound',
-  classifications: i % 5 ? [] : [{ type: TYPES[i % TYPES.length], value: 'x@y.test', score: 0.9, start: 0, end: 8 }],
-  content_metadata: { model: 'gpt-4o', url: 'https://chat.example/c/1' },
-});
 
 /** Wall-clock milliseconds with sub-millisecond precision (comparable across processes). */
 export const nowMs = () => performance.timeOrigin + performance.now();
