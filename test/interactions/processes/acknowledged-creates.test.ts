@@ -46,7 +46,7 @@ describe.each(STORES)('creates acknowledged before a kill [%s]', (kind) => {
   it('finds every acknowledged interaction after SIGKILL and restart', async () => {
     const env = await storeEnv();
     const first = await start(env);
-    const { token } = await (await post(first.base, '', '/api/v1/auth/login', ADMIN)).json();
+    const { token } = await (await post(first.base, '', '/api/v1/auth/login', ADMIN)).json() as { token: string };
 
     const acknowledged: string[] = [];
     let killed = false;
@@ -54,7 +54,7 @@ describe.each(STORES)('creates acknowledged before a kill [%s]', (kind) => {
       while (!killed) {
         try {
           const response = await post(first.base, token, '/api/v1/interactions', interactionBody());
-          if (response.status === 201) acknowledged.push((await response.json()).id);
+          if (response.status === 201) acknowledged.push(((await response.json()) as { id: string }).id);
         } catch {
           return; // the connection died with the process
         }
@@ -69,12 +69,12 @@ describe.each(STORES)('creates acknowledged before a kill [%s]', (kind) => {
     expect(acknowledged.length).toBeGreaterThanOrEqual(KILL_AFTER);
 
     const second = await start(env);
-    const { token: again } = await (await post(second.base, '', '/api/v1/auth/login', ADMIN)).json();
+    const { token: again } = await (await post(second.base, '', '/api/v1/auth/login', ADMIN)).json() as { token: string };
     const found = new Set<string>();
     for (let page = 1; ; page += 1) {
       const response = await fetch(`${second.base}/api/v1/interactions?limit=500&page=${page}`,
         { headers: { authorization: `Bearer ${again}` } });
-      const { data } = await response.json();
+      const { data } = await response.json() as { data: Array<{ id: string }> };
       for (const row of data) found.add(row.id);
       if (data.length < 500) break;
     }
