@@ -22,6 +22,11 @@ export interface RequestContext {
   sessionId: string | null;
   requestId: string | null;
   ip: string | null;
+  /**
+   * Set when the caller's cached credential was not checked against the tenant's credentials
+   * counter yet: the counter it was valid at, for the request's own transaction to compare.
+   */
+  credentialsVersion?: number;
 }
 
 /** Which callers a route admits. Routes that say nothing admit admins only. */

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { Deps } from '../deps.js';
 import { ADMIN_ONLY, type Access, type RequestContext } from '../lib/context.js';
 import { AppError } from '../lib/errors.js';
-import { credentialCacheOf } from '../modules/auth/credential-cache.js';
+import { CredentialChangedError, credentialCacheOf } from '../modules/auth/credential-cache.js';
 import { RateLimiter } from './rate-limiter.js';
 
 declare module 'fastify' {
@@ -13,6 +13,12 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     access?: Access;
+    /**
+     * The route writes in a transaction that checks the tenant's credentials counter itself
+     * (interaction creates): a cached credential is then not checked again before it, which
+     * saves a query per request. A keyed create is checked at once: it may replay without writing.
+     */
+    credentialCheckedInTransaction?: boolean;
   }
 }
 
@@ -28,23 +34,46 @@ export const authenticate = fp(async (app: FastifyInstance, { deps }: { deps: De
     if (!request.routeOptions.url?.startsWith('/api/v1/')) return;
     const access = request.routeOptions.config.access ?? ADMIN_ONLY;
     if ('public' in access) return;
-
-    const secret = bearerSecret(request);
-    const credential = await credentialCacheOf(deps).resolve(secret);
-    if (!credential) throw new AppError('unauthorized', 'The bearer token is unknown, expired or revoked');
-
-    const retryAfter = limiter.hit(credential.actor.id ?? credential.tenantId, Date.now());
-    if (retryAfter > 0) {
-      throw new AppError('rate_limited', 'Too many requests for this token; slow down', {
-        retryAfterSeconds: retryAfter,
-      });
-    }
-    request.ctx = { ...credential, requestId: request.id, ip: request.ip };
-    if (!isAllowed(access, request.ctx)) {
-      throw new AppError('forbidden', 'Your role or API key scope does not allow this action');
-    }
+    const deferCheck = request.routeOptions.config.credentialCheckedInTransaction === true &&
+      request.headers['idempotency-key'] === undefined;
+    request.ctx = await authenticated(deps, request, access, { deferCheck, limiter });
   });
 });
+
+/**
+ * Runs `write` with the caller's context; when its transaction found the caller's cached
+ * credential possibly changed, checks the credential now and runs `write` once more.
+ */
+export async function withCredentialRecheck<T>(deps: Deps, request: FastifyRequest, write: (ctx: RequestContext) => Promise<T>) {
+  try {
+    return await write(request.ctx);
+  } catch (error) {
+    if (!(error instanceof CredentialChangedError)) throw error;
+    const access = request.routeOptions.config.access ?? ADMIN_ONLY;
+    if ('public' in access) throw error;
+    request.ctx = await authenticated(deps, request, access, { deferCheck: false });
+    return write(request.ctx);
+  }
+}
+
+async function authenticated(
+  deps: Deps, request: FastifyRequest, access: Exclude<Access, { public: true }>,
+  options: { deferCheck: boolean; limiter?: RateLimiter },
+): Promise<RequestContext> {
+  const secret = bearerSecret(request);
+  const resolved = await credentialCacheOf(deps).resolve(secret, { deferCheck: options.deferCheck });
+  if (!resolved) throw new AppError('unauthorized', 'The bearer token is unknown, expired or revoked');
+  const { credential } = resolved;
+
+  const retryAfter = options.limiter?.hit(credential.actor.id ?? credential.tenantId, Date.now()) ?? 0;
+  if (retryAfter > 0) {
+    throw new AppError('rate_limited', 'Too many requests for this token; slow down', { retryAfterSeconds: retryAfter });
+  }
+  const ctx: RequestContext = { ...credential, requestId: request.id, ip: request.ip };
+  if (!resolved.checked) ctx.credentialsVersion = resolved.version;
+  if (!isAllowed(access, ctx)) throw new AppError('forbidden', 'Your role or API key scope does not allow this action');
+  return ctx;
+}
 
 function bearerSecret(request: FastifyRequest): string {
   const header = request.headers.authorization;

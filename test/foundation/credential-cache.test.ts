@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness, TEST_PASSWORD } from '../helpers/harness.js';
 import { type Replica, startReplica } from '../helpers/interactions-replica.js';
 import { STORES } from '../helpers/stores.js';
+import { countRows, interactionBody } from '../helpers/interactions-fixtures.js';
 
 // Each instance caches the credentials it resolved; a change made through another instance (or
 // straight in the database) must still apply to the very next request on every instance.
@@ -72,6 +73,32 @@ describe.each(STORES)('credential cache across replicas [%s]', (kind) => {
     expect(await onReplica(other.token, 'GET', '/api/v1/users/me')).toBe(200);
     h.clock.advance(h.deps.config.sessionTtlSeconds * 1000 + 1);
     expect(await onReplica(other.token, 'GET', '/api/v1/users/me')).toBe(401);
+  });
+
+  it('checks a create\'s cached credential in its own transaction: revoked or demoted elsewhere, nothing is stored', async () => {
+    const t = await h.tenant();
+    const key = await h.apiKey(t, ['interactions:write', 'interactions:read']);
+    const admin = await h.user(t, 'admin');
+    const create = (token: string, url = '/api/v1/interactions', body: unknown = interactionBody()) =>
+      replica.call('POST', url, { token, body });
+    expect((await create(key)).statusCode).toBe(201);
+    expect((await create(admin.token)).statusCode).toBe(201);
+
+    const keys = (await h.call('GET', '/api/v1/api-keys', { token: t.adminToken })).json();
+    await h.call('DELETE', `/api/v1/api-keys/${keys.api_keys[0].id}`, { token: t.adminToken });
+    expect((await create(key)).statusCode).toBe(401);
+    expect((await create(key, '/api/v1/interactions/batch', [interactionBody()])).statusCode).toBe(401);
+
+    await h.call('PUT', `/api/v1/users/${admin.id}`, { token: t.adminToken, body: { role: 'viewer' } });
+    expect((await create(admin.token)).statusCode).toBe(403);
+    expect(await countRows(h, 'interactions', t.tenantId)).toBe(2);
+
+    // An unrelated change of the tenant moves the counter too: the create is checked again and stored.
+    const other = await h.user(t, 'admin');
+    expect((await create(other.token)).statusCode).toBe(201);
+    await h.call('POST', '/api/v1/auth/logout', { token: t.adminToken });
+    expect((await create(other.token)).statusCode).toBe(201);
+    expect(await countRows(h, 'interactions', t.tenantId)).toBe(4);
   });
 
   it('keeps tenants apart: a change in one tenant leaves the others\' cached credentials in place', async () => {

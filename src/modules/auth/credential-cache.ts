@@ -4,6 +4,21 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { API_KEY_PREFIX, type Credential, type LoadedCredential, loadCredential, touchApiKey } from './credentials.js';
 
 const MAX_ENTRIES = 10_000;
+
+export interface ResolvedCredential {
+  credential: Credential;
+  /** The tenant's credentials counter the credential was loaded at. */
+  version: number;
+  /** False when served from the cache without reading the counter (`deferCheck`). */
+  checked: boolean;
+}
+
+/** A transaction found that the tenant's credentials changed since the caller's was cached: check it again. */
+export class CredentialChangedError extends Error {
+  constructor() {
+    super('The credential may have changed; check it again');
+  }
+}
 /** `last_used_at` of an API key is written at most this often, not on every request. */
 const LAST_USED_PRECISION_MS = 60_000;
 
@@ -19,28 +34,29 @@ export class CredentialCache {
 
   constructor(private readonly deps: Deps) {}
 
-  async resolve(secret: string): Promise<Credential | null> {
+  /**
+   * The credential of `secret`, or null. With `deferCheck`, a cached one is returned unchecked
+   * (`checked: false`): the caller's transaction must compare `version` with the counter.
+   */
+  async resolve(secret: string, { deferCheck = false } = {}): Promise<ResolvedCredential | null> {
     const now = this.deps.clock.now();
     const hash = sha256Hex(secret);
     let entry = this.entries.get(hash);
-    if (entry && !(await this.isCurrent(entry, now))) {
-      this.entries.delete(hash);
+    let checked = true;
+    if (entry && (entry.expiresAt && entry.expiresAt <= now)) entry = undefined;
+    if (entry && deferCheck) checked = false;
+    else if (entry && (await tenantVersionsOf(this.deps).load(entry.credential.tenantId)).credentials !== entry.version) {
       entry = undefined;
     }
     if (!entry) {
+      this.entries.delete(hash);
       const loaded = await loadCredential(this.deps.store.db, hash, secret.startsWith(API_KEY_PREFIX), now);
       if (!loaded) return null;
       this.remember(hash, loaded);
       entry = loaded;
     }
     await this.markUsed(entry, now);
-    return entry.credential;
-  }
-
-  private async isCurrent(entry: LoadedCredential, now: Date): Promise<boolean> {
-    if (entry.expiresAt && entry.expiresAt <= now) return false;
-    const versions = await tenantVersionsOf(this.deps).load(entry.credential.tenantId);
-    return versions.credentials === entry.version;
+    return { credential: entry.credential, version: entry.version, checked };
   }
 
   private remember(hash: string, entry: LoadedCredential): void {

@@ -2,6 +2,8 @@ import { type Deps, onePerApp } from '../../deps.js';
 import { isStoreUnavailable } from '../../db/store-errors.js';
 import { AppError } from '../../lib/errors.js';
 import { GroupCommitter, type Outcome } from '../../lib/group-commit.js';
+import { readTenantVersions } from '../../db/tenant-versions.js';
+import { CredentialChangedError } from '../auth/credential-cache.js';
 import { emitEnvelopes } from '../events/outbox.js';
 import { policyCacheFor } from '../policies/policies.cache.js';
 import {
@@ -19,6 +21,8 @@ export interface IngestRequest {
   /** The response of this request once its interactions are stored. */
   respond: (stored: InteractionResponse[]) => { status: number; body: unknown };
   idempotency?: IdempotentRequest;
+  /** The tenant's credentials counter the caller's cached credential was valid at, not checked yet. */
+  credentialsVersion?: number;
 }
 
 /** Most interactions one transaction writes: a batch of 500 is never split, so this is 4 batches or more. */
@@ -43,34 +47,38 @@ export function submitIngest(deps: Deps, request: IngestRequest): Promise<Create
 }
 
 /**
- * One transaction for the whole group: the tenants' policy counters (and the policies that
- * changed), the keyed requests' keys, then every table's rows in one statement each. A request
- * whose key another request holds stores nothing and replays that request's response after commit.
+ * One transaction for the whole group: the tenants' counters (and the policies that changed),
+ * the keyed requests' keys, then every table's rows in one statement each. A request whose key
+ * another request holds stores nothing and replays that request's response after commit; one
+ * whose cached credential may have changed stores nothing and is checked again by its route.
  */
 async function commitGroup(deps: Deps, requests: IngestRequest[]): Promise<Outcome<CreateResponse>[]> {
   const now = deps.clock.now();
   const stored = await deps.store.db.transaction().execute(async (tx) => {
-    const tenantIds = [...new Set(requests.map((request) => request.tenantId))];
-    const policies = await policyCacheFor(deps).enabledPolicies(tx, tenantIds);
+    const versions = await readTenantVersions(tx, [...new Set(requests.map((request) => request.tenantId))]);
+    const policies = await policyCacheFor(deps).enabledPolicies(tx, versions);
     const prepared = requests.map((request) =>
       prepareIngest(request.tenantId, request.inputs, policies.get(request.tenantId)!, now));
     const responses = requests.map((request, i) => request.respond(prepared[i]!.interactions));
+    const credentialChanged = requests.map((request) =>
+      request.credentialsVersion !== undefined && request.credentialsVersion !== versions.get(request.tenantId)!.credentials);
 
     const claimants = firstOfEachKey(requests);
     const claimed = await claimKeys(tx, [...claimants].map((i) => ({ ...requests[i]!.idempotency!, response: responses[i]! })), now);
-    const writes = requests.map((request, i) => !request.idempotency ||
-      (claimants.has(i) && claimed.has(keyOf(request.tenantId, request.idempotency.key))));
+    const writes = requests.map((request, i) => !credentialChanged[i] && (!request.idempotency ||
+      (claimants.has(i) && claimed.has(keyOf(request.tenantId, request.idempotency.key)))));
 
     const writing = prepared.filter((_, i) => writes[i]);
     const interactions = writing.flatMap((p) => p.interactions);
     if (interactions.length > 0) await insertIngested(tx, interactions, writing.flatMap((p) => p.alerts));
     await emitEnvelopes(tx, writing.flatMap((p) => p.events), now);
-    return responses.map((response, i) => (writes[i] ? response : undefined));
+    return responses.map((response, i) => (writes[i] ? response : credentialChanged[i] ? 'credential changed' : undefined));
   });
   const keyedTenants = new Set(requests.filter((request) => request.idempotency).map((request) => request.tenantId));
   await Promise.all([...keyedTenants].map((tenantId) => purgeExpiredKeys(deps, tenantId, now)));
   return Promise.all(requests.map(async (request, i): Promise<Outcome<CreateResponse>> => {
     const response = stored[i];
+    if (response === 'credential changed') return { ok: false, error: new CredentialChangedError() };
     if (response) return { ok: true, value: { ...response, replayed: false } };
     try {
       return { ok: true, value: await replayLoser(deps.store.db, request.idempotency!, now) };

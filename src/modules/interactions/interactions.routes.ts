@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import type { Access } from '../../lib/context.js';
 import { setPageHeaders, toPage } from '../../lib/pagination.js';
+import { withCredentialRecheck } from '../../plugins/authenticate.js';
 import { errorResponses, NoContent } from '../../lib/schemas.js';
 import type { CreateResponse } from './idempotency.js';
 import {
@@ -31,7 +32,7 @@ function sendCreated(reply: FastifyReply, result: CreateResponse) {
 
 export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   app.post('/interactions', {
-    config: { access: WRITERS },
+    config: { access: WRITERS, credentialCheckedInTransaction: true },
     schema: {
       tags: ['interactions'],
       summary: 'Record an interaction; the response carries the policy decisions taken on it',
@@ -39,11 +40,11 @@ export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
       body: InteractionInputSchema,
       response: { 201: InteractionSchema, ...errorResponses(400, 401, 403, 409, 413, 415) },
     },
-  }, async (request, reply) =>
-    sendCreated(reply, await createInteraction(deps, request.ctx, request.body, request.headers['idempotency-key'])));
+  }, async (request, reply) => sendCreated(reply, await withCredentialRecheck(deps, request,
+    (ctx) => createInteraction(deps, ctx, request.body, request.headers['idempotency-key']))));
 
   app.post('/interactions/batch', {
-    config: { access: WRITERS },
+    config: { access: WRITERS, credentialCheckedInTransaction: true },
     schema: {
       tags: ['interactions'],
       summary: 'Record up to 500 interactions; invalid items are skipped',
@@ -51,8 +52,8 @@ export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
       body: BatchBodySchema,
       response: { 200: BatchResultSchema, ...errorResponses(400, 401, 403, 409, 413, 415) },
     },
-  }, async (request, reply) =>
-    sendCreated(reply, await createBatch(deps, request.ctx, request.body, request.headers['idempotency-key'])));
+  }, async (request, reply) => sendCreated(reply, await withCredentialRecheck(deps, request,
+    (ctx) => createBatch(deps, ctx, request.body, request.headers['idempotency-key']))));
 
   app.get('/interactions', {
     config: { access: READERS },

@@ -27,6 +27,7 @@ export async function createInteraction(
     tenantId: ctx.tenantId,
     inputs: [parsed.value],
     respond: ([interaction]) => ({ status: 201, body: interaction }),
+    credentialsVersion: ctx.credentialsVersion,
     idempotency: keyed(ctx, idempotencyKey, () => fingerprintOf('interactions.create', parsed.value)),
   });
 }
@@ -40,6 +41,7 @@ export async function createBatch(
     tenantId: ctx.tenantId,
     inputs: parsed.flatMap((result) => (result.ok ? [result.value] : [])),
     respond: (stored) => ({ status: 200, body: { received: items.length, stored: stored.length } }),
+    credentialsVersion: ctx.credentialsVersion,
     // Invalid items count only by position: they store nothing, so they cannot make a retry differ.
     idempotency: keyed(ctx, idempotencyKey,
       () => fingerprintOf('interactions.batch', parsed.map((result) => (result.ok ? result.value : null)))),

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { onePerApp } from '../../deps.js';
-import { readTenantVersions } from '../../db/tenant-versions.js';
+import type { TenantVersions } from '../../db/tenant-versions.js';
 import type { Database } from '../../db/types.js';
 import type { PolicyRule } from './policies.evaluate.js';
 import { loadEnabledPolicies } from './policies.repo.js';
@@ -8,19 +8,19 @@ import { loadEnabledPolicies } from './policies.repo.js';
 const MAX_TENANTS = 10_000;
 
 /**
- * The enabled policies of each tenant, kept in memory between creates. Every read first reads
- * the tenants' `policies` counters (migration 0006; one query for all the tenants of a group
- * commit, in its transaction): any policy change bumps the counter by trigger, so a change
- * committed by this process or by another replica on the same PostgreSQL is seen by the very
- * next create.
+ * The enabled policies of each tenant, kept in memory between creates. Every read is given the
+ * tenants' `policies` counters (migration 0006), read by the group commit in its transaction: any
+ * policy change bumps the counter by trigger, so a change committed by this process or by another
+ * replica on the same PostgreSQL is seen by the very next create.
  */
 export class PolicyCache {
   private readonly entries = new Map<string, { version: number; policies: PolicyRule[] }>();
 
+  /** `versions`: the tenants' counters, read by the caller in the same transaction. */
   async enabledPolicies(
-    db: Kysely<Database> | Transaction<Database>, tenantIds: readonly string[],
+    db: Kysely<Database> | Transaction<Database>, versions: ReadonlyMap<string, TenantVersions>,
   ): Promise<Map<string, PolicyRule[]>> {
-    const versions = await readTenantVersions(db, tenantIds);
+    const tenantIds = [...versions.keys()];
     const stale = tenantIds.filter((id) => this.entries.get(id)?.version !== versions.get(id)!.policies);
     if (stale.length > 0) {
       // Loaded after the versions were read, so these are at least as new as those versions.
