@@ -6,6 +6,8 @@ export interface GroupCommitLimits {
   maxPendingWeight: number;
   /** Longest a request waits for its transaction to start; past it, it is refused, nothing written. */
   maxWaitMs: number;
+  /** Transactions in flight at once (each on its own connection). */
+  maxInFlight: number;
 }
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -39,7 +41,7 @@ interface Waiting<R, T> {
 export class GroupCommitter<R, T> {
   private readonly queue: Array<Waiting<R, T>> = [];
   private pendingWeight = 0;
-  private inFlight = false;
+  private inFlight = 0;
   private scheduled = false;
 
   constructor(private readonly hooks: GroupCommitHooks<R, T>, private readonly limits: GroupCommitLimits) {}
@@ -73,7 +75,7 @@ export class GroupCommitter<R, T> {
   // setImmediate: the requests whose bodies arrived in the same turn of the event loop join the
   // first transaction too, at no cost in latency.
   private schedule(): void {
-    if (this.inFlight || this.scheduled || this.queue.length === 0) return;
+    if (this.inFlight >= this.limits.maxInFlight || this.scheduled || this.queue.length === 0) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -82,14 +84,15 @@ export class GroupCommitter<R, T> {
   }
 
   private async runOne(): Promise<void> {
-    if (this.inFlight) return;
+    if (this.inFlight >= this.limits.maxInFlight) return;
     const group = this.takeGroup();
     if (group.length === 0) return;
-    this.inFlight = true;
+    this.inFlight += 1;
+    this.schedule();
     try {
       await this.commit(group);
     } finally {
-      this.inFlight = false;
+      this.inFlight -= 1;
       this.schedule();
     }
   }

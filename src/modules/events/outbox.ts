@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/types.js';
 import { prefixedId } from '../../lib/ids.js';
-import { fanOut } from '../delivery/fan-out.js';
+import { fanOut, type QueuedEvent } from '../delivery/fan-out.js';
 import type { EventType } from './catalog.js';
 
 /** The body of every webhook delivery. */
@@ -42,13 +42,18 @@ export async function emitMany(tx: Db, tenantId: string, events: readonly EmitIn
 
 /** Envelopes of any tenants in one statement (a group commit of creates emits thousands). */
 export async function emitEnvelopes(tx: Db, envelopes: readonly EventEnvelope[], now: Date): Promise<void> {
+  await fanOut(tx, toQueuedEvents(envelopes), now);
+}
+
+/** The envelopes as the delivery engine queues them, each `data` serialised once. */
+export function toQueuedEvents(envelopes: readonly EventEnvelope[]): QueuedEvent[] {
   const serialised = new JsonOnce();
-  await fanOut(tx, envelopes.map((envelope) => ({
+  return envelopes.map((envelope) => ({
     tenantId: envelope.tenant_id,
     id: envelope.id,
     eventType: envelope.event_type,
     payload: () => serialised.envelope(envelope),
-  })), now);
+  }));
 }
 
 /**

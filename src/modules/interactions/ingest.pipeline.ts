@@ -2,13 +2,14 @@ import { type Deps, onePerApp } from '../../deps.js';
 import { isStoreUnavailable } from '../../db/store-errors.js';
 import { AppError } from '../../lib/errors.js';
 import { GroupCommitter, type Outcome } from '../../lib/group-commit.js';
-import { readTenantVersions } from '../../db/tenant-versions.js';
 import { CredentialChangedError } from '../auth/credential-cache.js';
-import { emitEnvelopes } from '../events/outbox.js';
+import { type FanOutRows, planFanOut, wakeWorkers } from '../delivery/fan-out.js';
+import { toQueuedEvents } from '../events/outbox.js';
 import { policyCacheFor } from '../policies/policies.cache.js';
 import {
   type CreateResponse, claimKeys, type IdempotentRequest, keyOf, purgeExpiredKeys, replayLoser,
 } from './idempotency.js';
+import { readGroupContext } from './ingest.context.js';
 import { prepareIngest } from './interactions.ingest.js';
 import { insertIngested } from './interactions.repo.js';
 import type { InteractionResponse } from './interactions.schemas.js';
@@ -26,7 +27,7 @@ export interface IngestRequest {
 }
 
 /** Most interactions one transaction writes: a batch of 500 is never split, so this is 4 batches or more. */
-const MAX_GROUP_ROWS = 2000;
+const MAX_GROUP_ROWS = Number(process.env.X_GROUP ?? 2000);
 
 /**
  * The process's ingest queue: concurrent creates of every tenant are stored by one transaction
@@ -40,6 +41,7 @@ export const ingestPipelineOf = onePerApp((deps: Deps) => new GroupCommitter<Ing
   maxGroupWeight: MAX_GROUP_ROWS,
   maxPendingWeight: deps.config.ingestMaxPending,
   maxWaitMs: deps.config.databasePoolTimeoutMs,
+  maxInFlight: Number(process.env.X_INFLIGHT ?? 1),
 }));
 
 export function submitIngest(deps: Deps, request: IngestRequest): Promise<CreateResponse> {
@@ -52,10 +54,21 @@ export function submitIngest(deps: Deps, request: IngestRequest): Promise<Create
  * another request holds stores nothing and replays that request's response after commit; one
  * whose cached credential may have changed stores nothing and is checked again by its route.
  */
+const X = { groups: 0, reqs: 0, ms: 0, t: [0, 0, 0, 0, 0, 0] };
+let elu = performance.eventLoopUtilization();
+if (process.env.X_DEBUG) setInterval(() => { const e = performance.eventLoopUtilization(elu); elu = performance.eventLoopUtilization(); console.error(JSON.stringify({ elu: e.utilization.toFixed(2), cpu: process.cpuUsage(), groups: X.groups, avgSize: (X.reqs / X.groups).toFixed(1), avgMs: (X.ms / X.groups).toFixed(2), steps: X.t.map((v) => (v / X.groups).toFixed(2)) })); X.groups = 0; X.reqs = 0; X.ms = 0; X.t = [0, 0, 0, 0, 0, 0]; }, 2000).unref();
 async function commitGroup(deps: Deps, requests: IngestRequest[]): Promise<Outcome<CreateResponse>[]> {
+  const t0 = performance.now(); let tl = t0; const lap = (i: number) => { const n = performance.now(); X.t[i]! += n - tl; tl = n; };
+  X.groups += 1; X.reqs += requests.length;
+  try { return await commitGroupX(deps, requests, lap); } finally { X.ms += performance.now() - t0; }
+}
+async function commitGroupX(deps: Deps, requests: IngestRequest[], lap: (i: number) => void): Promise<Outcome<CreateResponse>[]> {
   const now = deps.clock.now();
+  let fanOut: FanOutRows | undefined;
   const stored = await deps.store.db.transaction().execute(async (tx) => {
-    const versions = await readTenantVersions(tx, [...new Set(requests.map((request) => request.tenantId))]);
+    lap(0);
+    const { versions, subscriptions } = await readGroupContext(tx, [...new Set(requests.map((request) => request.tenantId))].sort());
+    lap(1);
     const policies = await policyCacheFor(deps).enabledPolicies(tx, versions);
     const prepared = requests.map((request) =>
       prepareIngest(request.tenantId, request.inputs, policies.get(request.tenantId)!, now));
@@ -70,10 +83,17 @@ async function commitGroup(deps: Deps, requests: IngestRequest[]): Promise<Outco
 
     const writing = prepared.filter((_, i) => writes[i]);
     const interactions = writing.flatMap((p) => p.interactions);
-    if (interactions.length > 0) await insertIngested(tx, interactions, writing.flatMap((p) => p.alerts));
-    await emitEnvelopes(tx, writing.flatMap((p) => p.events), now);
+    lap(2);
+    fanOut = planFanOut(toQueuedEvents(writing.flatMap((p) => p.events)), subscriptions);
+    if (interactions.length > 0) await insertIngested(tx, interactions, writing.flatMap((p) => p.alerts), fanOut, now);
+    lap(3);
+    lap(4);
     return responses.map((response, i) => (writes[i] ? response : credentialChanged[i] ? 'credential changed' : undefined));
   });
+  // Woken after the commit, not by a NOTIFY inside it: PostgreSQL holds a global lock from a
+  // notifying commit until its WAL is flushed, which would serialise concurrent group commits.
+  if (fanOut) wakeWorkers(deps.store.db).catch(() => {}); // a lost wake-up is caught by the workers' poll
+  lap(5);
   const keyedTenants = new Set(requests.filter((request) => request.idempotency).map((request) => request.tenantId));
   await Promise.all([...keyedTenants].map((tenantId) => purgeExpiredKeys(deps, tenantId, now)));
   return Promise.all(requests.map(async (request, i): Promise<Outcome<CreateResponse>> => {

@@ -4,17 +4,19 @@ import type { Page } from '../../lib/pagination.js';
 import type { DateRange } from './dates.js';
 import type { InteractionResponse, InteractionSort, ListInteractionsFilters } from './interactions.schemas.js';
 import type { AlertsTable } from './interactions.tables.js';
+import { type FanOutRows, fanOutInserts } from '../delivery/fan-out.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /**
- * Stores interactions (of any tenants), their classification types and their alerts in one
- * statement whatever their number: each table's rows travel as one JSON parameter, serialised
- * once, that the server expands with `json_populate_recordset` (jsonb columns arrive as JSON,
- * not as strings inside strings).
+ * Stores interactions (of any tenants), their classification types, their alerts and the
+ * webhook messages and jobs of their events in one statement whatever their number: each table's
+ * rows travel as one parameter, serialised once (interactions and alerts as JSON that the server
+ * expands with `json_populate_recordset`, so jsonb columns arrive as JSON, not strings in strings).
  */
 export async function insertIngested(
   tx: Db, interactions: readonly InteractionResponse[], alerts: readonly Insertable<AlertsTable>[],
+  fanOut: FanOutRows | undefined, now: Date,
 ): Promise<void> {
   await sql`
     with new_rows as (
@@ -27,14 +29,17 @@ export async function insertIngested(
         content_metadata, classifications, risk_score, direction, source, user_id, policy_decisions
       from new_rows
     ),
+    classified as (
+      insert into interaction_classification_types (tenant_id, interaction_id, classification_type, timestamp)
+      select distinct r.tenant_id, r.id, c.type, r.timestamp
+      from new_rows r cross join lateral jsonb_to_recordset(r.classifications) as c(type text)
+    ),
     new_alerts as (
       insert into alerts (tenant_id, id, interaction_id, policy_id, policy_name, severity, status, created_at)
       select tenant_id, id, interaction_id, policy_id, policy_name, severity, status, created_at
       from json_populate_recordset(null::alerts, ${JSON.stringify(alerts)}::json)
-    )
-    insert into interaction_classification_types (tenant_id, interaction_id, classification_type, timestamp)
-    select distinct r.tenant_id, r.id, c.type, r.timestamp
-    from new_rows r cross join lateral jsonb_to_recordset(r.classifications) as c(type text)`.execute(tx);
+    )${fanOut ? sql`, ${fanOutInserts(fanOut, now)}` : sql``}
+    select 1`.execute(tx);
 }
 
 export interface ListCriteria extends Omit<ListInteractionsFilters, 'page' | 'limit' | 'start_date' | 'end_date'> {
