@@ -26,7 +26,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('back-pressure on a saturated st
     h = await Harness.start('postgres');
     t = await h.tenant();
     // An instance with two connections (one for the group commit in flight), a short wait and a short queue.
-    const env = { LOG_LEVEL: 'silent', INGEST_MAX_PENDING: String(MAX_PENDING), DATABASE_POOL_TIMEOUT_MS: String(WAIT_MS) };
+    const env = {
+      LOG_LEVEL: 'silent', INGEST_MAX_PENDING: String(MAX_PENDING), DATABASE_POOL_TIMEOUT_MS: String(WAIT_MS), DATABASE_POOL_SIZE: '2',
+    };
     store = await openStore({ databaseUrl: h.databaseUrl, poolSize: 2, poolTimeoutMs: WAIT_MS });
     deps = { ...h.deps, config: loadConfig(env), store, lifecycle: { migrated: true, shuttingDown: false } };
     app = await buildApp(deps);

@@ -26,12 +26,16 @@ export interface IngestRequest {
   credentialsVersion?: number;
 }
 
-/** Most interactions one transaction writes: a batch of 500 is never split, so this is 4 batches or more. */
-const MAX_GROUP_ROWS = Number(process.env.X_GROUP ?? 2000);
+/**
+ * Most interactions one transaction writes (a batch is never split): singles gather by the
+ * dozen, and a batch of 500 is written by a transaction of its own, in parallel with others.
+ */
+const MAX_GROUP_ROWS = 500;
 
 /**
- * The process's ingest queue: concurrent creates of every tenant are stored by one transaction
- * at a time (see `GroupCommitter`), and each request is answered once it committed.
+ * The process's ingest queue: the creates of every tenant that arrive while transactions are in
+ * flight are stored together by the next one (see `GroupCommitter`), and each request is
+ * answered once its transaction committed.
  */
 export const ingestPipelineOf = onePerApp((deps: Deps) => new GroupCommitter<IngestRequest, CreateResponse>({
   commit: (requests) => commitGroup(deps, requests),
@@ -41,8 +45,17 @@ export const ingestPipelineOf = onePerApp((deps: Deps) => new GroupCommitter<Ing
   maxGroupWeight: MAX_GROUP_ROWS,
   maxPendingWeight: deps.config.ingestMaxPending,
   maxWaitMs: deps.config.databasePoolTimeoutMs,
-  maxInFlight: Number(process.env.X_INFLIGHT ?? 1),
+  maxInFlight: groupsInFlight(deps),
 }));
+
+/**
+ * PGlite has one connection; on PostgreSQL up to four transactions overlap (batches are bound
+ * by the server's work on their rows, which one connection keeps to one core), leaving at least
+ * two connections of the pool to the other requests.
+ */
+function groupsInFlight(deps: Deps): number {
+  return deps.store.kind === 'pglite' ? 1 : Math.max(1, Math.min(4, deps.config.databasePoolSize - 2));
+}
 
 export function submitIngest(deps: Deps, request: IngestRequest): Promise<CreateResponse> {
   return ingestPipelineOf(deps).submit(request, Math.max(1, request.inputs.length));
@@ -54,21 +67,11 @@ export function submitIngest(deps: Deps, request: IngestRequest): Promise<Create
  * another request holds stores nothing and replays that request's response after commit; one
  * whose cached credential may have changed stores nothing and is checked again by its route.
  */
-const X = { groups: 0, reqs: 0, ms: 0, t: [0, 0, 0, 0, 0, 0] };
-let elu = performance.eventLoopUtilization();
-if (process.env.X_DEBUG) setInterval(() => { const e = performance.eventLoopUtilization(elu); elu = performance.eventLoopUtilization(); console.error(JSON.stringify({ elu: e.utilization.toFixed(2), cpu: process.cpuUsage(), groups: X.groups, avgSize: (X.reqs / X.groups).toFixed(1), avgMs: (X.ms / X.groups).toFixed(2), steps: X.t.map((v) => (v / X.groups).toFixed(2)) })); X.groups = 0; X.reqs = 0; X.ms = 0; X.t = [0, 0, 0, 0, 0, 0]; }, 2000).unref();
 async function commitGroup(deps: Deps, requests: IngestRequest[]): Promise<Outcome<CreateResponse>[]> {
-  const t0 = performance.now(); let tl = t0; const lap = (i: number) => { const n = performance.now(); X.t[i]! += n - tl; tl = n; };
-  X.groups += 1; X.reqs += requests.length;
-  try { return await commitGroupX(deps, requests, lap); } finally { X.ms += performance.now() - t0; }
-}
-async function commitGroupX(deps: Deps, requests: IngestRequest[], lap: (i: number) => void): Promise<Outcome<CreateResponse>[]> {
   const now = deps.clock.now();
   let fanOut: FanOutRows | undefined;
   const stored = await deps.store.db.transaction().execute(async (tx) => {
-    lap(0);
     const { versions, subscriptions } = await readGroupContext(tx, [...new Set(requests.map((request) => request.tenantId))].sort());
-    lap(1);
     const policies = await policyCacheFor(deps).enabledPolicies(tx, versions);
     const prepared = requests.map((request) =>
       prepareIngest(request.tenantId, request.inputs, policies.get(request.tenantId)!, now));
@@ -83,17 +86,13 @@ async function commitGroupX(deps: Deps, requests: IngestRequest[], lap: (i: numb
 
     const writing = prepared.filter((_, i) => writes[i]);
     const interactions = writing.flatMap((p) => p.interactions);
-    lap(2);
     fanOut = planFanOut(toQueuedEvents(writing.flatMap((p) => p.events)), subscriptions);
     if (interactions.length > 0) await insertIngested(tx, interactions, writing.flatMap((p) => p.alerts), fanOut, now);
-    lap(3);
-    lap(4);
     return responses.map((response, i) => (writes[i] ? response : credentialChanged[i] ? 'credential changed' : undefined));
   });
   // Woken after the commit, not by a NOTIFY inside it: PostgreSQL holds a global lock from a
   // notifying commit until its WAL is flushed, which would serialise concurrent group commits.
   if (fanOut) wakeWorkers(deps.store.db).catch(() => {}); // a lost wake-up is caught by the workers' poll
-  lap(5);
   const keyedTenants = new Set(requests.filter((request) => request.idempotency).map((request) => request.tenantId));
   await Promise.all([...keyedTenants].map((tenantId) => purgeExpiredKeys(deps, tenantId, now)));
   return Promise.all(requests.map(async (request, i): Promise<Outcome<CreateResponse>> => {
