@@ -35,8 +35,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onSend', async (request, reply) => {
+  // Set on arrival, so error and 404 replies carry it too; a synchronous hook costs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
   app.removeContentTypeParser('text/plain');
   registerValidation(app);

@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.js';
 import type { Access } from '../../lib/context.js';
 import { setPageHeaders, toPage } from '../../lib/pagination.js';
 import { withCredentialRecheck } from '../../plugins/authenticate.js';
+import { bodyValidatedByHandler } from '../../plugins/validation.js';
 import { errorResponses, NoContent } from '../../lib/schemas.js';
 import type { CreateResponse } from './idempotency.js';
 import {
@@ -33,6 +34,8 @@ function sendCreated(reply: FastifyReply, result: CreateResponse) {
 export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   app.post('/interactions', {
     config: { access: WRITERS, credentialCheckedInTransaction: true },
+    // parseInteraction validates the body (the same schema, then the rules a schema cannot say): once is enough.
+    validatorCompiler: bodyValidatedByHandler,
     schema: {
       tags: ['interactions'],
       summary: 'Record an interaction; the response carries the policy decisions taken on it',
