@@ -37,15 +37,23 @@ function serviceEnv(extra) {
   };
 }
 
+/** The Node options `npm start` gives the service (package.json), so the bench measures the same process. */
+const START_NODE_ARGS = (() => {
+  const start = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts.start;
+  const match = /^node\s+(.*?)\s*dist\/cli\.js serve$/.exec(start);
+  if (!match) throw new Error(`package.json start script not understood: ${start}`);
+  return match[1].split(/\s+/).filter(Boolean);
+})();
+
 /**
- * Starts `node dist/cli.js serve` and waits for /readyz. Returns `{ child, pid, base, readyAt, stop }`;
+ * Starts `node dist/cli.js serve` (with the Node options of `npm start`) and waits for /readyz. Returns `{ child, pid, base, readyAt, stop }`;
  * `readyAt` is the wall-clock time /readyz first answered 200, `stop()` sends SIGTERM and waits for the exit.
  */
 export async function startService(env) {
   const port = await freePort();
   // e.g. BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service
   const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = trackChild(spawn(process.execPath, [...nodeArgs, 'dist/cli.js', 'serve'], {
+  const child = trackChild(spawn(process.execPath, [...START_NODE_ARGS, ...nodeArgs, 'dist/cli.js', 'serve'], {
     cwd: ROOT, env: serviceEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }), stdio: ['ignore', 'ignore', 'inherit'],
   }));
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
