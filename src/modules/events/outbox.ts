@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/types.js';
 import { prefixedId } from '../../lib/ids.js';
+import { jsonOf } from '../../lib/json-once.js';
 import { fanOut, type QueuedEvent } from '../delivery/fan-out.js';
 import type { EventType } from './catalog.js';
 
@@ -47,26 +48,20 @@ export async function emitEnvelopes(tx: Db, envelopes: readonly EventEnvelope[],
 
 /** The envelopes as the delivery engine queues them, each `data` serialised once. */
 export function toQueuedEvents(envelopes: readonly EventEnvelope[]): QueuedEvent[] {
-  const serialised = new JsonOnce();
   return envelopes.map((envelope) => ({
     tenantId: envelope.tenant_id,
     id: envelope.id,
     eventType: envelope.event_type,
-    payload: () => serialised.envelope(envelope),
+    payload: () => envelopeJson(envelope),
   }));
 }
 
 /**
- * Serialises envelopes, each `data` object once: an interaction's created, policy_violated and
- * high_risk events share one `data`. Same bytes as `JSON.stringify(envelope)`.
+ * The same bytes as `JSON.stringify(envelope)`, with `data` serialised once whatever the number
+ * of envelopes (and the interaction row) that carry it: see `jsonOf`.
  */
-class JsonOnce {
-  private readonly data = new Map<unknown, string>();
-
-  envelope({ id, timestamp, event_type, tenant_id, data }: EventEnvelope): string {
-    let json = this.data.get(data);
-    if (json === undefined) this.data.set(data, (json = JSON.stringify(data)));
-    return `{"id":${JSON.stringify(id)},"timestamp":"${timestamp}","event_type":"${event_type}",` +
-      `"tenant_id":"${tenant_id}","data":${json}}`;
-  }
+function envelopeJson({ id, timestamp, event_type, tenant_id, data }: EventEnvelope): string {
+  const dataJson = typeof data === 'object' && data !== null ? jsonOf(data) : JSON.stringify(data);
+  return `{"id":${JSON.stringify(id)},"timestamp":"${timestamp}","event_type":"${event_type}",` +
+    `"tenant_id":"${tenant_id}","data":${dataJson}}`;
 }

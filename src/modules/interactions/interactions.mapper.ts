@@ -20,8 +20,13 @@ export function toInteractionResponse(row: Selectable<InteractionsTable>): Inter
   };
 }
 
-/** The `data` of interaction events: the interaction as the API returns it, decisions without matched_conditions. */
+/**
+ * The `data` of interaction events: the interaction as the API returns it, decisions without
+ * matched_conditions. Without decisions that is the interaction itself, whose serialisation the
+ * row insert then shares (`jsonOf`).
+ */
 export function toInteractionEventData(interaction: InteractionResponse) {
+  if (interaction.policy_decisions.length === 0) return interaction;
   return {
     ...interaction,
     policy_decisions: interaction.policy_decisions.map(({ policy_id, policy_name, action }) => ({ policy_id, policy_name, action })),

@@ -5,6 +5,7 @@ import type { DateRange } from './dates.js';
 import type { InteractionResponse, InteractionSort, ListInteractionsFilters } from './interactions.schemas.js';
 import type { AlertsTable } from './interactions.tables.js';
 import { type FanOutRows, fanOutInserts } from '../delivery/fan-out.js';
+import { jsonOf } from '../../lib/json-once.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -22,7 +23,7 @@ export async function insertIngested(
 ): Promise<void> {
   await sql`
     with new_rows as (
-      select * from jsonb_populate_recordset(null::interactions, ${JSON.stringify(interactions)}::jsonb)
+      select * from jsonb_populate_recordset(null::interactions, ${`[${interactions.map(jsonOf).join(',')}]`}::jsonb)
     ),
     stored as (
       insert into interactions (tenant_id, id, timestamp, platform_id, content_hash, interaction_type,
