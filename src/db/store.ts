@@ -31,6 +31,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
   return openPglite(options.dataDir, {
+    durableCommits: options.embedded?.durableCommits ?? EMBEDDED_DEFAULTS.durableCommits,
     sharedBuffersMb: options.embedded?.sharedBuffersMb ?? EMBEDDED_DEFAULTS.sharedBuffersMb,
   });
 }
