@@ -33,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
   const store = await openStore({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir,
     poolSize: config.databasePoolSize, poolTimeoutMs: config.databasePoolTimeoutMs,
+    embedded: { durableCommits: config.embeddedDurableCommits, sharedBuffersMb: config.embeddedSharedBuffersMb },
   });
   try {
     if (command === 'migrate') {

@@ -15,6 +15,10 @@ export interface Config {
   databasePoolTimeoutMs: number;
   /** Interactions waiting for a group commit in one process; past it, creates get a 503 at once. */
   ingestMaxPending: number;
+  /** Embedded store: a commit returns once its WAL is fsynced (docs/embedded-store.md). */
+  embeddedDurableCommits: boolean;
+  /** Embedded store: PostgreSQL's shared_buffers, in MiB, inside the process's WASM memory. */
+  embeddedSharedBuffersMb: number;
   bootstrapAdminEmail: string | undefined;
   bootstrapAdminPassword: string | undefined;
   bootstrapTenantName: string;
@@ -131,6 +135,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     databasePoolTimeoutMs: integer(env, 'DATABASE_POOL_TIMEOUT_MS', 5000, 1, 600_000),
     ingestMaxPending: integer(env, 'INGEST_MAX_PENDING', 20_000, 1, 10_000_000),
+    embeddedDurableCommits: boolean(env, 'EMBEDDED_DURABLE_COMMITS', true),
+    embeddedSharedBuffersMb: integer(env, 'EMBEDDED_SHARED_BUFFERS_MB', 32, 1, 1024),
     bootstrapAdminEmail: email(env, 'BOOTSTRAP_ADMIN_EMAIL'),
     bootstrapAdminPassword,
     bootstrapTenantName: read(env, 'BOOTSTRAP_TENANT_NAME') ?? 'Default',

@@ -64,6 +64,7 @@ async function openMigratedStore(config: Readonly<Config>, logger: Logger): Prom
   const store = await openStore({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir,
     poolSize: config.databasePoolSize, poolTimeoutMs: config.databasePoolTimeoutMs,
+    embedded: { durableCommits: config.embeddedDurableCommits, sharedBuffersMb: config.embeddedSharedBuffersMb },
   });
   const { applied } = await migrate(store.db).catch(async (error: unknown) => {
     await store.close();

@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { EMBEDDED_DEFAULTS, createPglite, type EmbeddedSettings } from './pglite.js';
 import type { Database } from './types.js';
 
 export type StoreKind = 'pglite' | 'postgres';
@@ -24,20 +23,23 @@ export interface StoreOptions {
   poolSize?: number;
   /** Longest a query waits for a free PostgreSQL connection before failing as unavailable. */
   poolTimeoutMs?: number;
+  /** Embedded store only; defaults in EMBEDDED_DEFAULTS. */
+  embedded?: Partial<EmbeddedSettings>;
 }
 
 // bigint (count(*), bigserial) comes back from pg as a string; numbers are what the code expects.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export async function openStore(options: StoreOptions): Promise<Store> {
-  return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.poolTimeoutMs ?? 5000)
-    : openPglite(options.dataDir);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.poolTimeoutMs ?? 5000);
+  return openPglite(options.dataDir, {
+    durableCommits: options.embedded?.durableCommits ?? EMBEDDED_DEFAULTS.durableCommits,
+    sharedBuffersMb: options.embedded?.sharedBuffersMb ?? EMBEDDED_DEFAULTS.sharedBuffersMb,
+  });
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Store> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir);
+async function openPglite(dataDir: string | undefined, settings: EmbeddedSettings): Promise<Store> {
+  const pglite = await createPglite(dataDir, settings);
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   return {
     kind: 'pglite',

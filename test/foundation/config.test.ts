@@ -6,6 +6,7 @@ describe('configuration', () => {
     expect(loadConfig({})).toEqual({
       port: 8080, host: '0.0.0.0', dataDir: './data', databaseUrl: undefined,
       databasePoolSize: 10, databasePoolTimeoutMs: 5000, ingestMaxPending: 20000,
+      embeddedDurableCommits: true, embeddedSharedBuffersMb: 32,
       bootstrapAdminEmail: undefined, bootstrapAdminPassword: undefined, bootstrapTenantName: 'Default',
       publicBaseUrl: 'http://localhost:8080', smtpUrl: undefined, mailFrom: 'no-reply@localhost',
       sessionTtlSeconds: 43200, webhookRetryDelaysMs: [0, 5000, 30000, 300000, 1800000], webhookTimeoutMs: 5000,
@@ -36,6 +37,7 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud'], ['RATE_LIMIT_PER_MINUTE', '-5'], ['LOGIN_MAX_FAILURES', 'x'], ['SHUTDOWN_DELAY_MS', '60000'],
     ['WEBHOOK_LEASE_MS', '999'], ['WEBHOOK_CONCURRENCY', '0'], ['SERVE_WORKERS', 'maybe'],
     ['DATABASE_POOL_SIZE', '0'], ['DATABASE_POOL_TIMEOUT_MS', 'soon'], ['INGEST_MAX_PENDING', '0'],
+    ['EMBEDDED_DURABLE_COMMITS', 'maybe'], ['EMBEDDED_SHARED_BUFFERS_MB', '0'],
     ['BOOTSTRAP_ADMIN_EMAIL', 'not-an-email'], ['BOOTSTRAP_ADMIN_PASSWORD', 'short'], ['MAIL_FROM', 'nobody'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
