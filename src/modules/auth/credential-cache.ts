@@ -4,6 +4,8 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { API_KEY_PREFIX, type Credential, type LoadedCredential, loadCredential, touchApiKey } from './credentials.js';
 
 const MAX_ENTRIES = 10_000;
+/** `last_used_at` of an API key is written at most this often, not on every request. */
+const LAST_USED_PRECISION_MS = 60_000;
 
 export interface ResolvedCredential {
   credential: Credential;
@@ -19,8 +21,6 @@ export class CredentialChangedError extends Error {
     super('The credential may have changed; check it again');
   }
 }
-/** `last_used_at` of an API key is written at most this often, not on every request. */
-const LAST_USED_PRECISION_MS = 60_000;
 
 /**
  * Bearer secrets (by hash) already resolved by this process. A hit costs the tenant's counters
@@ -43,7 +43,7 @@ export class CredentialCache {
     const hash = sha256Hex(secret);
     let entry = this.entries.get(hash);
     let checked = true;
-    if (entry && (entry.expiresAt && entry.expiresAt <= now)) entry = undefined;
+    if (entry?.expiresAt && entry.expiresAt <= now) entry = undefined;
     if (entry && deferCheck) checked = false;
     else if (entry && (await tenantVersionsOf(this.deps).load(entry.credential.tenantId)).credentials !== entry.version) {
       entry = undefined;

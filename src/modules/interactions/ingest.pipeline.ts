@@ -62,8 +62,8 @@ export function submitIngest(deps: Deps, request: IngestRequest): Promise<Create
 }
 
 /**
- * One transaction for the whole group: the tenants' counters (and the policies that changed),
- * the keyed requests' keys, then every table's rows in one statement each. A request whose key
+ * One transaction for the whole group: the tenants' counters and webhooks (and the policies that
+ * changed), the keyed requests' keys, then the rows of every table in one statement. A request whose key
  * another request holds stores nothing and replays that request's response after commit; one
  * whose cached credential may have changed stores nothing and is checked again by its route.
  */
