@@ -136,7 +136,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databasePoolTimeoutMs: integer(env, 'DATABASE_POOL_TIMEOUT_MS', 5000, 1, 600_000),
     ingestMaxPending: integer(env, 'INGEST_MAX_PENDING', 20_000, 1, 10_000_000),
     embeddedDurableCommits: boolean(env, 'EMBEDDED_DURABLE_COMMITS', true),
-    embeddedSharedBuffersMb: integer(env, 'EMBEDDED_SHARED_BUFFERS_MB', 32, 1, 1024),
+    embeddedSharedBuffersMb: integer(env, 'EMBEDDED_SHARED_BUFFERS_MB', 16, 1, 1024),
     bootstrapAdminEmail: email(env, 'BOOTSTRAP_ADMIN_EMAIL'),
     bootstrapAdminPassword,
     bootstrapTenantName: read(env, 'BOOTSTRAP_TENANT_NAME') ?? 'Default',

@@ -20,7 +20,7 @@ export interface EmbeddedSettings {
 
 export const EMBEDDED_DEFAULTS: Readonly<EmbeddedSettings> = Object.freeze({
   durableCommits: true,
-  sharedBuffersMb: 32,
+  sharedBuffersMb: 16,
 });
 
 /** A PGlite on `dataDir` (undefined: in memory, for tests) with the given settings. */

@@ -29,23 +29,23 @@ describe('the embedded store', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('runs with durable commits and a 32 MB buffer pool by default', async () => {
+  it('runs with durable commits and a 16 MB buffer pool by default', async () => {
     const store = await openStore({ dataDir: folder() });
     try {
       expect(await setting(store, 'fsync')).toBe('on');
       expect(await setting(store, 'wal_sync_method')).toBe('fsync');
       expect(await setting(store, 'synchronous_commit')).toBe('on');
-      expect(await setting(store, 'shared_buffers')).toBe('32MB');
+      expect(await setting(store, 'shared_buffers')).toBe('16MB');
     } finally {
       await store.close();
     }
   });
 
   it('takes its durability and buffer pool from the options', async () => {
-    const store = await openStore({ dataDir: folder(), embedded: { durableCommits: false, sharedBuffersMb: 16 } });
+    const store = await openStore({ dataDir: folder(), embedded: { durableCommits: false, sharedBuffersMb: 64 } });
     try {
       expect(await setting(store, 'fsync')).toBe('off');
-      expect(await setting(store, 'shared_buffers')).toBe('16MB');
+      expect(await setting(store, 'shared_buffers')).toBe('64MB');
     } finally {
       await store.close();
     }
@@ -54,7 +54,7 @@ describe('the embedded store', () => {
   it('applies the buffer pool in memory too (tests)', async () => {
     const store = await openStore({});
     try {
-      expect(await setting(store, 'shared_buffers')).toBe('32MB');
+      expect(await setting(store, 'shared_buffers')).toBe('16MB');
     } finally {
       await store.close();
     }

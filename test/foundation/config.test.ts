@@ -6,7 +6,7 @@ describe('configuration', () => {
     expect(loadConfig({})).toEqual({
       port: 8080, host: '0.0.0.0', dataDir: './data', databaseUrl: undefined,
       databasePoolSize: 10, databasePoolTimeoutMs: 5000, ingestMaxPending: 20000,
-      embeddedDurableCommits: true, embeddedSharedBuffersMb: 32,
+      embeddedDurableCommits: true, embeddedSharedBuffersMb: 16,
       bootstrapAdminEmail: undefined, bootstrapAdminPassword: undefined, bootstrapTenantName: 'Default',
       publicBaseUrl: 'http://localhost:8080', smtpUrl: undefined, mailFrom: 'no-reply@localhost',
       sessionTtlSeconds: 43200, webhookRetryDelaysMs: [0, 5000, 30000, 300000, 1800000], webhookTimeoutMs: 5000,
