@@ -81,7 +81,7 @@ export function fanOutInserts({ messagesJson, jobs }: FanOutRows, now: Date): Ra
     )`;
 }
 
-/** Wakes the delivery workers of every process (for jobs committed without a NOTIFY of their own). */
+/** Wakes the delivery workers of every process: inside a transaction at its commit, else at once. */
 export async function wakeWorkers(db: Db): Promise<void> {
   await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(db);
 }

@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, type Transaction, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { WebhookJobsTable } from './delivery.tables.js';
-import { JOBS_CHANNEL } from './fan-out.js';
+import { wakeWorkers } from './fan-out.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -135,7 +135,7 @@ export async function rescheduleJobs(tx: Db, leaseId: string, jobs: ReadonlyArra
       ${jobs.map((j) => j.runAt)}::timestamptz[]) as r(tenant_id, id, run_at)
     where j.tenant_id = r.tenant_id and j.id = r.id and j.lease_id = ${leaseId}
     returning j.tenant_id, j.id`.execute(tx);
-  if (result.rows.length > 0) await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(tx);
+  if (result.rows.length > 0) await wakeWorkers(tx);
   return result.rows.map((row) => ({ tenant_id: row.tenant_id, id: Number(row.id) }));
 }
 
@@ -152,7 +152,7 @@ export async function requeueEvent(tx: Db, job: { tenantId: string; webhookId: s
     tenant_id: job.tenantId, webhook_id: job.webhookId, event_id: job.eventId, event_type: job.eventType,
     attempt: 1, run_at: now, lease_until: null, lease_id: null, created_at: now,
   }).execute();
-  await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(tx);
+  await wakeWorkers(tx);
 }
 
 /** What waits for one webhook: unfinished jobs and when the oldest was queued. */

@@ -37,13 +37,8 @@ export async function emit(tx: Db, tenantId: string, eventType: EventType, data:
 /** Many events of one tenant in one statement. */
 export async function emitMany(tx: Db, tenantId: string, events: readonly EmitInput[], now: Date): Promise<EventEnvelope[]> {
   const envelopes = events.map((event) => toEnvelope(tenantId, event, now));
-  await emitEnvelopes(tx, envelopes, now);
-  return envelopes;
-}
-
-/** Envelopes of any tenants in one statement (a group commit of creates emits thousands). */
-export async function emitEnvelopes(tx: Db, envelopes: readonly EventEnvelope[], now: Date): Promise<void> {
   await fanOut(tx, toQueuedEvents(envelopes), now);
+  return envelopes;
 }
 
 /** The envelopes as the delivery engine queues them, each `data` serialised once. */

@@ -1,6 +1,6 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
-import type { Deps } from '../../deps.js';
+import { type Deps, onePerApp } from '../../deps.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { canonicalJson } from './canonical-json.js';
@@ -86,15 +86,15 @@ export async function claimKeys(
 export const keyOf = (tenantId: string, key: string) => `${tenantId}\n${key}`;
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
-const lastPurges = new WeakMap<Deps, Map<string, number>>();
+/** When this process last purged each tenant's expired keys. */
+const lastPurgesOf = onePerApp(() => new Map<string, number>());
 
 /**
  * Housekeeping after a keyed create, at most hourly per tenant and process, so the hot path
  * pays for it rarely. A failure here must not fail the create that committed.
  */
 export async function purgeExpiredKeys(deps: Deps, tenantId: string, now: Date): Promise<void> {
-  let purges = lastPurges.get(deps);
-  if (!purges) lastPurges.set(deps, (purges = new Map()));
+  const purges = lastPurgesOf(deps);
   const last = purges.get(tenantId);
   if (last !== undefined && now.getTime() - last < PURGE_EVERY_MS) return;
   purges.set(tenantId, now.getTime());
