@@ -1,6 +1,8 @@
 import { CompiledQuery, type Compilable, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ListCriteria, listQueries, searchQuery } from '../../src/modules/interactions/interactions.repo.js';
+import { type ListCriteria, pageQuery } from '../../src/modules/interactions/interactions.list.js';
+import { searchQuery } from '../../src/modules/interactions/interactions.repo.js';
+import { countQuery } from '../../src/modules/interactions/interactions.totals.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { classification, createPolicy, interactionBody } from '../helpers/interactions-fixtures.js';
 import { STORES } from '../helpers/stores.js';
@@ -63,12 +65,12 @@ describe.each(STORES)('indexes [%s]', (kind) => {
   }
 
   it.each(LIST_CASES)('serves the list by %s from its index; its count from an index too', async (_name, criteria, index) => {
-    const queries = listQueries(h.db, t.tenantId, { range: {}, ...criteria }, PAGE);
-    const page = await plan(queries.rows);
+    const listCriteria: ListCriteria = { range: {}, ...criteria };
+    const page = await plan(pageQuery(h.db, t.tenantId, listCriteria, PAGE));
     expect(page).toMatch(index);
     expect(page).not.toMatch(/Seq Scan/);
     // A count without a filter may take any index starting with tenant_id (the smallest wins).
-    const count = await plan(queries.count);
+    const count = await plan(countQuery(h.db, t.tenantId, listCriteria));
     expect(count).toMatch(/Index (Only )?Scan|Bitmap Index Scan/);
     expect(count).not.toMatch(/Seq Scan/);
   });
@@ -80,8 +82,8 @@ describe.each(STORES)('indexes [%s]', (kind) => {
   });
 
   it('serves the default list page in index order, without sorting', async () => {
-    expect(await plan(listQueries(h.db, t.tenantId, { range: {} }, PAGE).rows)).not.toMatch(/Sort/);
-    expect(await plan(listQueries(h.db, t.tenantId, { range: {}, platform_id: 'openai' }, PAGE).rows)).not.toMatch(/Sort/);
+    expect(await plan(pageQuery(h.db, t.tenantId, { range: {} }, PAGE))).not.toMatch(/Sort/);
+    expect(await plan(pageQuery(h.db, t.tenantId, { range: {}, platform_id: 'openai' }, PAGE))).not.toMatch(/Sort/);
   });
 
   it.each(ALERT_CASES)('serves %s from its index', async (_name, filter, index) => {

@@ -1,8 +1,7 @@
 import { type Insertable, type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
-import type { Page } from '../../lib/pagination.js';
 import type { DateRange } from './dates.js';
-import type { InteractionResponse, InteractionSort, ListInteractionsFilters } from './interactions.schemas.js';
+import type { InteractionResponse } from './interactions.schemas.js';
 import type { AlertsTable } from './interactions.tables.js';
 import { type FanOutRows, fanOutInserts } from '../delivery/fan-out.js';
 import { jsonOf } from '../../lib/json-once.js';
@@ -43,54 +42,6 @@ export async function insertIngested(
       from json_populate_recordset(null::alerts, ${JSON.stringify(alerts)}::json)
     )${fanOut ? sql`, ${fanOutInserts(fanOut, now)}` : sql``}
     select 1`.execute(tx);
-}
-
-export interface ListCriteria extends Omit<ListInteractionsFilters, 'page' | 'limit' | 'start_date' | 'end_date'> {
-  range: DateRange;
-}
-
-// Every sort ends with timestamp and id in the same direction: a total order that an index
-// (tenant_id, <field>, timestamp, id) returns as is, forwards or backwards.
-const SORT_KEYS: Record<string, Array<'timestamp' | 'risk_score' | 'platform_id' | 'id'>> = {
-  timestamp: ['timestamp', 'id'],
-  risk_score: ['risk_score', 'timestamp', 'id'],
-  platform_id: ['platform_id', 'timestamp', 'id'],
-};
-
-/** The page query and the count query of a list (built apart so their plans can be checked). */
-export function listQueries(db: Db, tenantId: string, criteria: ListCriteria, page: Page) {
-  const base = db.selectFrom('interactions').where((eb) => {
-    const conditions = [eb('interactions.tenant_id', '=', tenantId)];
-    if (criteria.platform_id !== undefined) conditions.push(eb('platform_id', '=', criteria.platform_id));
-    if (criteria.risk_score_min !== undefined) conditions.push(eb('risk_score', '>=', criteria.risk_score_min));
-    if (criteria.risk_score_max !== undefined) conditions.push(eb('risk_score', '<=', criteria.risk_score_max));
-    if (criteria.source !== undefined) conditions.push(eb('source', '=', criteria.source));
-    if (criteria.direction !== undefined) conditions.push(eb('direction', '=', criteria.direction));
-    if (criteria.user_id !== undefined) conditions.push(eb('user_id', '=', criteria.user_id));
-    if (criteria.range.start) conditions.push(eb('timestamp', '>=', criteria.range.start));
-    if (criteria.range.end) conditions.push(eb('timestamp', '<=', criteria.range.end));
-    if (criteria.classification_type !== undefined) {
-      conditions.push(eb.exists(eb.selectFrom('interaction_classification_types as c').select(sql.lit(1).as('one'))
-        .where('c.tenant_id', '=', tenantId)
-        .where('c.classification_type', '=', criteria.classification_type)
-        .whereRef('c.interaction_id', '=', 'interactions.id')));
-    }
-    return eb.and(conditions);
-  });
-  const sort: InteractionSort = criteria.sort ?? '-timestamp';
-  const direction = sort.startsWith('-') ? 'desc' : 'asc';
-  let rows = base.selectAll('interactions');
-  for (const key of SORT_KEYS[sort.replace(/^-/, '')]!) rows = rows.orderBy(key, direction);
-  return {
-    rows: rows.limit(page.limit).offset(page.offset),
-    count: base.select((eb) => eb.fn.countAll<number>().as('total')),
-  };
-}
-
-export async function listInteractionRows(db: Db, tenantId: string, criteria: ListCriteria, page: Page) {
-  const queries = listQueries(db, tenantId, criteria, page);
-  const [rows, count] = await Promise.all([queries.rows.execute(), queries.count.executeTakeFirstOrThrow()]);
-  return { rows, total: Number(count.total) };
 }
 
 export async function findInteraction(db: Db, tenantId: string, id: string) {

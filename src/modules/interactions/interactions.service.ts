@@ -8,9 +8,9 @@ import { parseDateRange } from './dates.js';
 import { type CreateResponse, findReplay, fingerprintOf, type IdempotentRequest } from './idempotency.js';
 import { type IngestRequest, submitIngest } from './ingest.pipeline.js';
 import { toInteractionResponse } from './interactions.mapper.js';
-import {
-  deleteInteractionRow, findInteraction, listInteractionRows, searchQuery,
-} from './interactions.repo.js';
+import { deleteInteractionRow, findInteraction, searchQuery } from './interactions.repo.js';
+import { type ListCriteria, pageQuery } from './interactions.list.js';
+import { countInteractions } from './interactions.totals.js';
 import { type ListInteractionsFilters, PLATFORM_ID_PATTERN, type SearchFilters } from './interactions.schemas.js';
 import { parseInteraction } from './interactions.validation.js';
 
@@ -68,8 +68,12 @@ export async function listInteractions(deps: Deps, ctx: RequestContext, filters:
     criteria.risk_score_min > criteria.risk_score_max) {
     throw validationError('query.risk_score_min', 'must not be greater than risk_score_max');
   }
-  const { rows, total } = await listInteractionRows(deps.store.db, ctx.tenantId,
-    { ...criteria, user_id: criteria.user_id?.toLowerCase(), range: parseDateRange(filters) }, page);
+  const listCriteria: ListCriteria = { ...criteria, user_id: criteria.user_id?.toLowerCase(), range: parseDateRange(filters) };
+  const db = deps.store.db;
+  const [rows, total] = await Promise.all([
+    pageQuery(db, ctx.tenantId, listCriteria, page).execute(),
+    countInteractions(db, ctx.tenantId, listCriteria),
+  ]);
   return { data: rows.map(toInteractionResponse), total, limit: page.limit, offset: page.offset };
 }
 
