@@ -4,6 +4,7 @@ import { MailWorker } from './modules/mail/mail.worker.js';
 import { logMailer, smtpMailer } from './modules/mail/mailer.js';
 import { DeliveryWorker } from './modules/delivery/delivery.worker.js';
 import { RetentionWorker } from './modules/delivery/retention.js';
+import { CountsCompactionWorker } from './modules/counts/compaction.js';
 
 /** Something that runs beside the API until stopped. */
 export interface BackgroundWorker {
@@ -27,5 +28,6 @@ export function createWorkers(deps: Deps, logger: Logger, options: WorkerOptions
     new MailWorker(deps.store, mailer, deps.clock, logger.child({ worker: 'mail' }), options.pollIntervalMs),
     new DeliveryWorker(deps, logger.child({ worker: 'webhooks' }), { pollIntervalMs: options.pollIntervalMs }),
     new RetentionWorker(deps, logger.child({ worker: 'retention' }), { intervalMs: options.retentionIntervalMs }),
+    new CountsCompactionWorker(deps, logger.child({ worker: 'counts' }), options.pollIntervalMs),
   ];
 }

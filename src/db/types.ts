@@ -2,6 +2,7 @@ import type { InteractionsTables } from '../modules/interactions/interactions.ta
 import type { UsersTables } from '../modules/users/users.tables.js';
 import type { WebhooksTables } from '../modules/webhooks/webhooks.tables.js';
 import type { DeliveryTables } from '../modules/delivery/delivery.tables.js';
+import type { CountsTables } from '../modules/counts/counts.tables.js';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 /** A timestamp column: read as a Date, written as a Date or an ISO string. */
@@ -115,7 +116,7 @@ export interface FoundationTables {
 }
 
 /** Every table: the foundation's, plus each feature's own. */
-export interface Database extends FoundationTables, UsersTables, InteractionsTables, WebhooksTables, DeliveryTables {}
+export interface Database extends FoundationTables, UsersTables, InteractionsTables, CountsTables, WebhooksTables, DeliveryTables {}
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
