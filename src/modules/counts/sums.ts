@@ -4,9 +4,12 @@ import type { RiskSplit, TimeSplit } from './buckets.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The equality filters an aggregate row can answer; '' as classification type means every interaction. */
+/**
+ * The equality filters an aggregate row can answer. Classification type '' means every
+ * interaction; undefined takes the rows of every type and of '' (for grouping by type).
+ */
 export interface CountDimensions {
-  classificationType: string;
+  classificationType?: string | undefined;
   platformId?: string | undefined;
   source?: string | undefined;
   direction?: string | undefined;
@@ -20,7 +23,8 @@ const ref = (column: string) => sql.ref(column);
 function dimensionFilter<T extends CountTables>(
   eb: ExpressionBuilder<Database, T>, tenantId: string, dims: CountDimensions, risk: RiskSplit['whole'] | undefined,
 ): Expression<SqlBool>[] {
-  const conditions = [eb(ref('tenant_id'), '=', tenantId), eb(ref('classification_type'), '=', dims.classificationType)];
+  const conditions = [eb(ref('tenant_id'), '=', tenantId)];
+  if (dims.classificationType !== undefined) conditions.push(eb(ref('classification_type'), '=', dims.classificationType));
   if (dims.platformId !== undefined) conditions.push(eb(ref('platform_id'), '=', dims.platformId));
   if (dims.source !== undefined) conditions.push(eb(ref('source'), '=', dims.source));
   if (dims.direction !== undefined) conditions.push(eb(ref('direction'), '=', dims.direction));

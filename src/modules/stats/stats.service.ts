@@ -2,31 +2,43 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { Deps } from '../../deps.js';
 import type { RequestContext } from '../../lib/context.js';
+import { splitTime } from '../counts/buckets.js';
+import { bucketRows } from '../counts/sums.js';
 import { type DateRange, parseDateRange } from '../interactions/dates.js';
 import type { Severity, Source } from '../interactions/interactions.tables.js';
 import type { StatsFilters, StatsResponse } from './stats.schemas.js';
 
 const TOP = 100;
+// Bands are [min, max) except the last, [0.8, 1]: two risk buckets each (counts/buckets.ts).
 const BANDS = [[0, 0.2], [0.2, 0.4], [0.4, 0.6], [0.6, 0.8], [0.8, 1]] as const;
-// Bands are [min, max) except the last, [0.8, 1]: the same comparisons as the list's risk filters.
-const BAND_OF_RISK = sql<number>`case when risk_score < 0.2 then 0 when risk_score < 0.4 then 1
-  when risk_score < 0.6 then 2 when risk_score < 0.8 then 3 else 4 end`;
+const bandOf = (riskBucket: number) => Math.floor(riskBucket / 2);
 
 /** The dashboard's counts over interactions (and their open alerts) created within the range. */
 export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFilters): Promise<StatsResponse> {
   const range = parseDateRange(filters);
   const db = deps.store.db;
-  const [sourceBands, platforms, types, severities] = await Promise.all([
-    countBySourceAndBand(db, ctx.tenantId, range),
-    countByPlatform(db, ctx.tenantId, range),
-    countByClassificationType(db, ctx.tenantId, range),
+  const [groups, severities] = await Promise.all([
+    countInteractionGroups(db, ctx.tenantId, range),
     countOpenAlertsBySeverity(db, ctx.tenantId, range),
   ]);
+  let total = 0;
   const bySource: Record<Source, number> = { browser_extension: 0, proxy: 0, endpoint_agent: 0, api: 0 };
   const byBand = BANDS.map(() => 0);
-  for (const row of sourceBands) {
-    bySource[row.source] += Number(row.count);
-    byBand[Number(row.band)]! += Number(row.count);
+  const byPlatform: Array<{ platform_id: string; count: number }> = [];
+  const byType: Array<{ type: string; count: number }> = [];
+  for (const row of groups) {
+    const count = Number(row.count);
+    if (count === 0) continue;
+    if (row.classification_type !== '') {
+      if (row.platform_id === null && row.source === null) byType.push({ type: row.classification_type, count });
+    } else if (row.platform_id !== null) {
+      byPlatform.push({ platform_id: row.platform_id, count });
+    } else if (row.source !== null) {
+      bySource[row.source as Source] += count;
+      byBand[bandOf(row.risk_bucket!)]! += count;
+    } else {
+      total = count;
+    }
   }
   const bySeverity: Record<Severity, number> = { low: 0, medium: 0, high: 0, critical: 0 };
   for (const row of severities) bySeverity[row.severity] = Number(row.count);
@@ -34,49 +46,49 @@ export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFi
     start_date: range.start?.toISOString() ?? null,
     end_date: range.end?.toISOString() ?? null,
     interactions: {
-      total: Object.values(bySource).reduce((sum, n) => sum + n, 0),
-      by_platform: platforms.map((row) => ({ platform_id: row.platform_id, count: Number(row.count) })),
+      total,
+      by_platform: top(byPlatform, (row) => row.platform_id),
       by_source: bySource,
       by_risk_band: BANDS.map(([min, max], i) => ({ band: `${min}-${max}`, min, max, count: byBand[i]! })),
-      by_classification_type: types.map((row) => ({ type: row.classification_type, count: Number(row.count) })),
+      by_classification_type: top(byType, (row) => row.type),
     },
     alerts: { open: Object.values(bySeverity).reduce((sum, n) => sum + n, 0), open_by_severity: bySeverity },
   };
 }
 
-function interactionsIn(db: Kysely<Database>, tenantId: string, range: DateRange) {
-  let query = db.selectFrom('interactions').where('tenant_id', '=', tenantId);
-  if (range.start) query = query.where('timestamp', '>=', range.start);
-  if (range.end) query = query.where('timestamp', '<=', range.end);
-  return query;
+/** The most frequent first, ties by name. */
+function top<T extends { count: number }>(rows: T[], name: (row: T) => string): T[] {
+  return rows.sort((a, b) => b.count - a.count || (name(a) < name(b) ? -1 : 1)).slice(0, TOP);
 }
 
-function countBySourceAndBand(db: Kysely<Database>, tenantId: string, range: DateRange) {
-  return interactionsIn(db, tenantId, range)
-    .select((eb) => ['source', BAND_OF_RISK.as('band'), eb.fn.countAll<number>().as('count')])
-    .groupBy(['source', sql`2`])
-    .execute();
+interface GroupRow {
+  classification_type: string;
+  platform_id: string | null;
+  source: string | null;
+  risk_bucket: number | null;
+  count: string | number;
 }
 
-function countByPlatform(db: Kysely<Database>, tenantId: string, range: DateRange) {
-  return interactionsIn(db, tenantId, range)
-    .select((eb) => ['platform_id', eb.fn.countAll<number>().as('count')])
-    .groupBy('platform_id')
-    .orderBy(sql`count(*)`, 'desc').orderBy('platform_id')
-    .limit(TOP)
-    .execute();
-}
-
-function countByClassificationType(db: Kysely<Database>, tenantId: string, range: DateRange) {
-  let query = db.selectFrom('interaction_classification_types').where('tenant_id', '=', tenantId);
-  if (range.start) query = query.where('timestamp', '>=', range.start);
-  if (range.end) query = query.where('timestamp', '<=', range.end);
-  return query
-    .select((eb) => ['classification_type', eb.fn.countAll<number>().as('count')])
-    .groupBy('classification_type')
-    .orderBy(sql`count(*)`, 'desc').orderBy('classification_type')
-    .limit(TOP)
-    .execute();
+/**
+ * Interactions in the range by classification type ('' = all), by platform and by source and
+ * risk bucket, in one statement: whole hours from the aggregates, the partial hours at the
+ * range's ends from their rows.
+ */
+async function countInteractionGroups(db: Kysely<Database>, tenantId: string, range: DateRange): Promise<GroupRow[]> {
+  const time = splitTime(range.start, range.end);
+  const parts = time.edges.map((edge) => sql`
+    select t.type as classification_type, i.platform_id, i.source, i.direction, interaction_risk_bucket(i.risk_score) as risk_bucket, 1 as count
+    from interactions i cross join lateral (
+      select '' as type union all select distinct c->>'type' from jsonb_array_elements(i.classifications) c) t
+    where i.tenant_id = ${tenantId} and i.timestamp >= ${new Date(edge.start)} and i.timestamp <= ${new Date(edge.end)}`);
+  if (time.covered) parts.push(sql`${bucketRows(db, tenantId, {}, time)}`);
+  if (parts.length === 0) return [];
+  const { rows } = await sql<GroupRow>`
+    select classification_type, platform_id, source, risk_bucket, sum(count) as count
+    from (${sql.join(parts, sql` union all `)}) as counted
+    group by grouping sets ((classification_type), (classification_type, platform_id), (classification_type, source, risk_bucket))`
+    .execute(db);
+  return rows;
 }
 
 function countOpenAlertsBySeverity(db: Kysely<Database>, tenantId: string, range: DateRange) {
