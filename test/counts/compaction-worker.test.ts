@@ -1,0 +1,27 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness, type TestTenant } from '../helpers/harness.js';
+import { interactionBody } from '../helpers/interactions-fixtures.js';
+import { STORES } from '../helpers/stores.js';
+
+describe.each(STORES)('counts compaction worker [%s]', (kind) => {
+  let h: Harness;
+  let t: TestTenant;
+  beforeAll(async () => {
+    h = await Harness.start(kind, { workers: true });
+    t = await h.tenant();
+  });
+  afterAll(async () => h.close());
+
+  it('moves the deltas of new interactions into the counts, and the total stays exact', async () => {
+    const body = Array.from({ length: 50 }, (_, i) => interactionBody({ platform_id: i % 2 ? 'openai' : 'claude' }));
+    expect((await h.call('POST', '/api/v1/interactions/batch', { token: t.adminToken, body })).statusCode).toBe(200);
+    await expect.poll(async () => Number((await sql<{ n: string }>`select count(*) as n from interaction_count_deltas`.execute(h.db)).rows[0]!.n),
+      { timeout: 10_000 }).toBe(0);
+    const { rows } = await sql<{ granularity: string; total: string }>`select granularity, sum(count) as total
+      from interaction_counts where tenant_id = ${t.tenantId} and classification_type = '' group by granularity order by granularity`.execute(h.db);
+    expect(rows.map((row) => [row.granularity, Number(row.total)])).toEqual([['day', 50], ['hour', 50], ['month', 50]]);
+    const list = await h.call('GET', '/api/v1/interactions', { token: t.adminToken, query: { platform_id: 'openai' } });
+    expect(list.json().total).toBe(25);
+  });
+});

@@ -1,0 +1,63 @@
+import { sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { RISK_THRESHOLDS, riskBucketOf } from '../../src/modules/counts/buckets.js';
+import { compactCounts } from '../../src/modules/counts/compaction.js';
+import { countInteractions } from '../../src/modules/interactions/interactions.totals.js';
+import { uuidv7 } from '../../src/lib/ids.js';
+import { createTestStore, STORES, type TestStore } from '../helpers/stores.js';
+
+describe.each(STORES)('interaction counts in the store [%s]', (kind) => {
+  let testStore: TestStore | undefined;
+  afterEach(async () => {
+    await testStore?.destroy();
+    testStore = undefined;
+  });
+
+  it('puts each score in the same risk bucket in SQL as the totals assume', async () => {
+    testStore = await createTestStore(kind);
+    await migrate(testStore.store.db);
+    const scores = [0, 1, Number.MIN_VALUE, 1 - Number.EPSILON / 2, 0.05, 0.15, 0.95,
+      ...RISK_THRESHOLDS.flatMap((t) => [t, t - Number.EPSILON / 4, t + Number.EPSILON / 4, t * (1 - 1e-15), t * (1 + 1e-15)])];
+    const { rows } = await sql<{ score: number; bucket: number }>`
+      select score, interaction_risk_bucket(score) as bucket from unnest(${scores}::float8[]) as score`.execute(testStore.store.db);
+    expect(rows.map((row) => [row.score, Number(row.bucket)])).toEqual(scores.map((score) => [score, riskBucketOf(score)]));
+  });
+
+  it('counts the interactions stored before the upgrade that adds the counts', async () => {
+    testStore = await createTestStore(kind);
+    const db = testStore.store.db;
+    const migrator = new Migrator({
+      db, provider: { getMigrations: async () => migrations },
+      migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock',
+    });
+    const { error } = await migrator.migrateTo('0006_tenant_versions');
+    expect(error).toBeUndefined();
+    const tenantId = uuidv7();
+    await sql`insert into tenants (id, name, created_at) values (${tenantId}, 'Old', now())`.execute(db);
+    await sql`insert into interactions (tenant_id, id, timestamp, platform_id, content_hash, interaction_type,
+        content_metadata, classifications, risk_score, direction, source, user_id, policy_decisions)
+      select ${tenantId}, gen_random_uuid(), timestamptz '2024-01-01' + n * interval '37 minutes', 'p' || (n % 3),
+        repeat('a', 64), 'prompt', '{}', case when n % 4 = 0 then '[{"type":"IBAN"}]'::jsonb else '[]'::jsonb end,
+        (n % 11) / 10.0, 'outbound', 'proxy', null, '[]'
+      from generate_series(1, 500) as n`.execute(db);
+
+    await migrate(db);
+    const range = {};
+    expect(await countInteractions(db, tenantId, { range })).toBe(500);
+    expect(await countInteractions(db, tenantId, { range, classification_type: 'IBAN' })).toBe(125);
+    expect(await countInteractions(db, tenantId, { range, platform_id: 'p1', risk_score_min: 0.5 })).toBe(
+      Array.from({ length: 500 }, (_, i) => i + 1).filter((n) => n % 3 === 1 && (n % 11) / 10 >= 0.5).length);
+    while (await compactCounts(db) > 0) { /* until every delta moved */ }
+    expect(await countInteractions(db, tenantId, { range })).toBe(500);
+
+    // The rebuild recounts from the rows whatever the counts held.
+    await sql`update interaction_counts set count = count + 7`.execute(db);
+    expect(await countInteractions(db, tenantId, { range })).not.toBe(500);
+    await sql`select interaction_counts_rebuild(${tenantId})`.execute(db);
+    expect(await countInteractions(db, tenantId, { range })).toBe(500);
+    expect(await countInteractions(db, tenantId, { range, classification_type: 'IBAN' })).toBe(125);
+  });
+});

@@ -1,0 +1,64 @@
+import { CompiledQuery, type Compilable, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compactCounts } from '../../src/modules/counts/compaction.js';
+import type { ListCriteria } from '../../src/modules/interactions/interactions.list.js';
+import { countQuery } from '../../src/modules/interactions/interactions.totals.js';
+import { Harness, type TestTenant } from '../helpers/harness.js';
+import { classification, interactionBody } from '../helpers/interactions-fixtures.js';
+import { STORES } from '../helpers/stores.js';
+
+const UNALIGNED = { start: new Date('2024-03-10T10:17:23.456Z'), end: new Date('2024-03-11T10:17:23.455Z') };
+
+/**
+ * How each total is counted: whole buckets from interaction_counts' primary key, the partial
+ * edges from the index of their filter. Sequential scans are off, as the planner itself does
+ * once a tenant is a small part of a large table; the only table read whole is the deltas',
+ * kept small by the compaction.
+ */
+const CASES: Array<[string, Partial<ListCriteria>, RegExp[]]> = [
+  ['no filter', {}, [/interaction_counts_pk/]],
+  ['platform_id', { platform_id: 'openai' }, [/interaction_counts_pk/]],
+  ['risk_score_min on a threshold', { risk_score_min: 0.8 }, [/interaction_counts_pk/]],
+  ['risk_score_min between thresholds', { risk_score_min: 0.85 }, [/interaction_counts_pk/, /interactions_risk_idx/]],
+  ['classification_type', { classification_type: 'IBAN' }, [/interaction_counts_pk/]],
+  ['source and direction', { source: 'proxy', direction: 'inbound' }, [/interaction_counts_pk/]],
+  ['a day not aligned to hours', { range: UNALIGNED }, [/interaction_counts_pk/, /interactions_time_idx/]],
+  ['a day not aligned to hours, by platform', { range: UNALIGNED, platform_id: 'claude' }, [/interactions_platform_idx/]],
+  ['less than an hour', { range: { start: new Date('2024-03-10T10:17:00Z'), end: new Date('2024-03-10T10:47:00Z') } },
+    [/interactions_time_idx/]],
+  ['user_id, which no aggregate has', { user_id: '0190a0a0-0000-7000-8000-000000000001' }, [/interactions_user_idx/]],
+];
+
+describe.each(STORES)('plans of the totals [%s]', (kind) => {
+  let h: Harness;
+  let t: TestTenant;
+  beforeAll(async () => {
+    h = await Harness.start(kind);
+    t = await h.tenant();
+    const items = Array.from({ length: 300 }, (_, i) => interactionBody({
+      platform_id: ['openai', 'claude', 'gemini'][i % 3], risk_score: (i % 100) / 100, source: i % 2 ? 'proxy' : 'api',
+      classifications: i % 10 === 0 ? [classification('IBAN')] : [],
+    }));
+    await h.call('POST', '/api/v1/interactions/batch', { token: t.adminToken, body: items });
+    await compactCounts(h.db);
+    await sql`analyze`.execute(h.db);
+  });
+  afterAll(async () => h.close());
+
+  async function plan(query: Compilable): Promise<string> {
+    const compiled = query.compile();
+    return h.db.transaction().execute(async (tx) => {
+      await sql`set local enable_seqscan = off`.execute(tx);
+      const result = await tx.executeQuery<{ 'QUERY PLAN': string }>(
+        CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]));
+      return result.rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+  }
+
+  it.each(CASES)('counts %s from its indexes', async (_name, criteria, indexes) => {
+    const text = await plan(countQuery(h.db, t.tenantId, { range: {}, ...criteria }));
+    for (const index of indexes) expect(text).toMatch(index);
+    const seqScans = text.split('\n').filter((line) => /Seq Scan/.test(line));
+    for (const line of seqScans) expect(line).toMatch(/Seq Scan on interaction_count_deltas/);
+  });
+});
