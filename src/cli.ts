@@ -10,7 +10,7 @@ import { SERVICE_VERSION } from './version.js';
 
 const USAGE = `usage: ugs <command>
   serve                                   run the API and its workers (default)
-  worker                                  run only the background workers (webhook deliveries, mail)
+  worker                                  run only the background workers (webhook deliveries, mail, counts)
   migrate                                 apply migrations, including those of a new major version
   tenant create --name NAME --admin-email EMAIL [--admin-password PASSWORD]
   version                                 print the release version`;
