@@ -6,7 +6,7 @@ import { Poller } from '../../lib/poller.js';
 
 /** Deltas moved per transaction: bounds its locks and its memory. */
 export const COMPACTION_BATCH = 20_000;
-/** The embedded store has no autovacuum: vacuum the deltas after this many moved rows. */
+/** The embedded store has no autovacuum: vacuum both tables after this many moved rows. */
 const EMBEDDED_VACUUM_EVERY = 50_000;
 
 /**
@@ -73,7 +73,7 @@ export class CountsCompactionWorker {
     this.movedSinceVacuum += moved;
     if (this.deps.store.kind === 'pglite' && this.movedSinceVacuum >= EMBEDDED_VACUUM_EVERY) {
       this.movedSinceVacuum = 0;
-      await sql`vacuum interaction_count_deltas`.execute(this.deps.store.db);
+      await sql`vacuum interaction_count_deltas, interaction_counts`.execute(this.deps.store.db);
     }
     return moved === COMPACTION_BATCH;
   }

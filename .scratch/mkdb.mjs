@@ -1,0 +1,13 @@
+import pg from 'pg';
+import { openStore } from '../dist/db/store.js';
+import { migrate } from '../dist/db/migrate.js';
+const name = process.argv[2];
+const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+await admin.connect();
+await admin.query(`drop database if exists ${name} with (force)`);
+await admin.query(`create database ${name}`);
+await admin.end();
+const store = await openStore({ databaseUrl: `postgres://postgres@127.0.0.1:5432/${name}` });
+await migrate(store.db);
+await store.close();
+console.log('ok');
