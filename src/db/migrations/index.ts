@@ -5,6 +5,7 @@ import * as m0003 from './0003_interactions.js';
 import * as m0004 from './0004_webhooks.js';
 import * as m0005 from './0005_delivery_engine.js';
 import * as m0006 from './0006_tenant_versions.js';
+import * as m0008 from './0008_list_indexes.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_webhooks': m0004,
   '0005_delivery_engine': m0005,
   '0006_tenant_versions': m0006,
+  '0008_list_indexes': m0008,
 };
