@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { Page } from '../../lib/pagination.js';
+import { parseDateRange } from '../interactions/dates.js';
 
 export interface AuditFilters {
   action?: string | undefined;
@@ -10,12 +11,13 @@ export interface AuditFilters {
 }
 
 export async function listAudit(db: Kysely<Database>, tenantId: string, filters: AuditFilters, page: Page) {
+  const range = parseDateRange(filters);
   const base = db.selectFrom('audit_log').where((eb) => {
     const conditions = [eb('tenant_id', '=', tenantId)];
     if (filters.action) conditions.push(eb('action', '=', filters.action));
     if (filters.actor_id) conditions.push(eb('actor_id', '=', filters.actor_id));
-    if (filters.start_date) conditions.push(eb('occurred_at', '>=', new Date(filters.start_date)));
-    if (filters.end_date) conditions.push(eb('occurred_at', '<=', new Date(filters.end_date)));
+    if (range.start) conditions.push(eb('occurred_at', '>=', range.start));
+    if (range.end) conditions.push(eb('occurred_at', '<=', range.end));
     return eb.and(conditions);
   });
   const [rows, count] = await Promise.all([
