@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { MAX_CURSOR_LENGTH } from './cursor.js';
 import { validationError } from './errors.js';
+import { Nullable } from './schemas.js';
 
 export const MAX_PAGE_SIZE = 500;
 const DEFAULT_PAGE_SIZE = 50;
@@ -11,12 +12,12 @@ export const PageQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000,
     description: '1-based page number, default 1; not with `cursor`' })),
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Items per page' }),
-};
-
-export const CursorQuery = {
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_CURSOR_LENGTH,
     description: 'The `next_cursor` of the previous page, for the same filters and sort; not with `page`' })),
 };
+
+/** The field every list body has beside its items and `total`. */
+export const NextCursor = Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last page' }));
 
 /** What a list request asks for: a page by number (its offset), or the page after a cursor. */
 export interface PageRequest {
@@ -24,8 +25,6 @@ export interface PageRequest {
   offset: number;
   cursor: string | undefined;
 }
-/** The lists without cursors yet read their page by offset. */
-export type Page = PageRequest;
 
 /** Where a page sits in its list, and how to ask for the next one (null on the last page). */
 export interface PageInfo {
@@ -44,12 +43,12 @@ export function toPage(query: { page?: number | undefined; limit?: number | unde
 }
 
 /** The pagination headers every list sends, with `Link: <…>; rel="next"` when a next page exists. */
-export function setPageHeaders(reply: FastifyReply, page: PageInfo | PageRequest, total: number): void {
+export function setPageHeaders(reply: FastifyReply, page: PageInfo, total: number): void {
   reply.header('X-Total-Count', String(total));
   reply.header('X-Page', String(Math.floor(page.offset / page.limit) + 1));
   reply.header('X-Per-Page', String(page.limit));
   reply.header('X-Total-Pages', String(Math.ceil(total / page.limit)));
-  if ('nextCursor' in page && page.nextCursor !== null) {
+  if (page.nextCursor !== null) {
     reply.header('Link', `<${nextPageUrl(reply.request.url, page.nextCursor)}>; rel="next"`);
   }
 }

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { CursorQuery, MAX_PAGE_SIZE, PageQuery } from '../../lib/pagination.js';
+import { MAX_PAGE_SIZE, NextCursor, PageQuery } from '../../lib/pagination.js';
 import { IsoDate, Nullable, StringEnum, Uuid } from '../../lib/schemas.js';
 
 export const INTERACTION_TYPES = ['prompt', 'completion', 'tool_call', 'embedding'] as const;
@@ -85,7 +85,6 @@ export type InteractionSort = (typeof INTERACTION_SORTS)[number];
 
 export const ListInteractionsQuery = Type.Object({
   ...PageQuery,
-  ...CursorQuery,
   platform_id: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.platformIdInputLength })),
   risk_score_min: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   risk_score_max: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
@@ -105,7 +104,7 @@ export const InteractionListSchema = Type.Object({
   total: Type.Integer(),
   limit: Type.Integer(),
   offset: Type.Integer({ description: 'Position of the first item; with a cursor, where the walk was when the cursor was made' }),
-  next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last page' })),
+  next_cursor: NextCursor,
 });
 
 export const SearchQuery = Type.Object({
