@@ -50,10 +50,10 @@ describe.each(STORES)('alerts [%s]', (kind) => {
       severity: 'critical', status: 'open', created_at: interactions[0].timestamp, resolved_at: null, resolved_by: null,
     });
     const paged = await h.call('GET', '/api/v1/alerts', { token: t.adminToken, query: { limit: 3, page: 2 } });
-    expect(paged.json()).toEqual({ alerts: [alerts[3]], total: 4 });
+    expect(paged.json()).toEqual({ alerts: [alerts[3]], total: 4, next_cursor: null });
     expect(paged.headers).toMatchObject({ 'x-total-count': '4', 'x-page': '2', 'x-per-page': '3', 'x-total-pages': '2' });
     const past = await h.call('GET', '/api/v1/alerts', { token: t.adminToken, query: { limit: 3, page: 3 } });
-    expect(past.json()).toEqual({ alerts: [], total: 4 });
+    expect(past.json()).toEqual({ alerts: [], total: 4, next_cursor: null });
   });
 
   it('filters by status, severity, policy_id, interaction_id and dates, alone and combined', async () => {

@@ -53,7 +53,9 @@ describe.each(STORES)('audit log [%s]', (kind) => {
 
   it('refuses bad filters', async () => {
     const t = await h.tenant();
-    const queries: Record<string, string | number>[] = [{ start_date: 'yesterday' }, { page: 0 }, { page: '1e309' }, { limit: 0 }, { end_date: '2026-13-45T00:00:00Z' }];
+    const queries: Record<string, string | number>[] = [{ start_date: 'yesterday' }, { page: 0 }, { page: '1e309' }, { limit: 0 },
+      { end_date: '2026-13-45T00:00:00Z' }, { start_date: '2016-12-31T23:59:60Z' },
+      { start_date: '2024-02-01T00:00:00Z', end_date: '2024-01-01T00:00:00Z' }];
     for (const query of queries) {
       const response = await h.call('GET', '/api/v1/audit-log', { token: t.adminToken, query });
       expect(response.statusCode).toBe(400);

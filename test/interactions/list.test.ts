@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { classification, interactionBody } from '../helpers/interactions-fixtures.js';
+import { expected, type ListQuery as Query, type Stored } from '../helpers/interactions-lists.js';
 import { STORES } from '../helpers/stores.js';
 
 const U1 = '0190a0a0-0000-7000-8000-000000000001';
@@ -16,30 +17,6 @@ const SEED = [
   { platform_id: 'openai', risk_score: 1, source: 'proxy', direction: 'outbound', user_id: U1, types: ['EMAIL'] },
   { platform_id: 'mistral', risk_score: 0.3, source: 'api', direction: 'inbound', user_id: null, types: ['IBAN'] },
 ] as const;
-
-interface Stored { id: string; timestamp: string; platform_id: string; risk_score: number; source: string;
-  direction: string; user_id: string | null; classifications: Array<{ type: string }> }
-type Query = Record<string, string | number>;
-
-/** What the list must return: the same filters and order, computed in memory. */
-function expected(all: Stored[], query: Query): string[] {
-  const rows = all.filter((i) =>
-    (query.platform_id === undefined || i.platform_id === String(query.platform_id).trim().toLowerCase()) &&
-    (query.risk_score_min === undefined || i.risk_score >= Number(query.risk_score_min)) &&
-    (query.risk_score_max === undefined || i.risk_score <= Number(query.risk_score_max)) &&
-    (query.classification_type === undefined || i.classifications.some((c) => c.type === query.classification_type)) &&
-    (query.source === undefined || i.source === query.source) &&
-    (query.direction === undefined || i.direction === query.direction) &&
-    (query.user_id === undefined || i.user_id === query.user_id) &&
-    (query.start_date === undefined || i.timestamp >= String(query.start_date)) &&
-    (query.end_date === undefined || i.timestamp <= String(query.end_date)));
-  const sort = String(query.sort ?? '-timestamp');
-  const field = sort.replace(/^-/, '') as 'timestamp' | 'risk_score' | 'platform_id';
-  const sign = sort.startsWith('-') ? -1 : 1;
-  const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
-  rows.sort((a, b) => sign * (cmp(a[field], b[field]) || cmp(a.timestamp, b.timestamp) || cmp(a.id, b.id)));
-  return rows.map((i) => i.id);
-}
 
 describe.each(STORES)('list interactions [%s]', (kind) => {
   let h: Harness;
@@ -143,7 +120,7 @@ describe.each(STORES)('list interactions [%s]', (kind) => {
     expect(pages).toEqual(all);
     const past = await list({ limit: 2, page: 5 });
     expect(past.statusCode).toBe(200);
-    expect(past.json()).toEqual({ data: [], total: 7, limit: 2, offset: 8 });
+    expect(past.json()).toEqual({ data: [], total: 7, limit: 2, offset: 8, next_cursor: null });
     expect(past.headers['x-total-pages']).toBe('4');
     const max = await list({ limit: 500 });
     expect(max.json().data).toHaveLength(7);

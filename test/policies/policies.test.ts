@@ -77,13 +77,13 @@ describe.each(STORES)('policies [%s]', (kind) => {
     const c = await createPolicy(h, t, { name: 'c', action: 'log' });
     const viewer = await h.user(t, 'viewer');
     const all = await h.call('GET', '/api/v1/policies', { token: viewer.token });
-    expect(all.json()).toEqual({ policies: [a, b, c], total: 3 });
+    expect(all.json()).toEqual({ policies: [a, b, c], total: 3, next_cursor: null });
     expect(all.headers).toMatchObject({ 'x-total-count': '3', 'x-page': '1', 'x-per-page': '50', 'x-total-pages': '1' });
     const page2 = await h.call('GET', '/api/v1/policies', { token: t.adminToken, query: { limit: 2, page: 2 } });
-    expect(page2.json()).toEqual({ policies: [c], total: 3 });
+    expect(page2.json()).toEqual({ policies: [c], total: 3, next_cursor: null });
     expect(page2.headers['x-total-pages']).toBe('2');
     const logs = await h.call('GET', '/api/v1/policies', { token: t.adminToken, query: { action: 'log', enabled: true } });
-    expect(logs.json()).toEqual({ policies: [c], total: 1 });
+    expect(logs.json()).toEqual({ policies: [c], total: 1, next_cursor: null });
     const disabled = await h.call('GET', '/api/v1/policies', { token: t.adminToken, query: { enabled: false } });
     expect(disabled.json().policies.map((p: { id: string }) => p.id)).toEqual([b.id]);
     for (const query of [{ limit: 501 }, { page: 0 }, { action: 'warn' }, { enabled: 'maybe' }] as Array<Record<string, string | number>>) {

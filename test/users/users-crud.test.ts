@@ -43,7 +43,7 @@ describe.each(STORES)('users admin endpoints [%s]', (kind) => {
       expect(ids(page2)).toEqual([b.id, c.id]);
       expect(page2.headers).toMatchObject({ 'x-total-count': '4', 'x-page': '2', 'x-per-page': '2', 'x-total-pages': '2' });
       const beyond = await h.call('GET', '/api/v1/users', { token: t.adminToken, query: { page: 9, limit: 2 } });
-      expect(beyond.json()).toEqual({ users: [], total: 4 });
+      expect(beyond.json()).toEqual({ users: [], total: 4, next_cursor: null });
 
       const admins = await h.call('GET', '/api/v1/users', { token: t.adminToken, query: { role: 'admin' } });
       expect(ids(admins)).toEqual([t.adminId, b.id]);
@@ -51,7 +51,7 @@ describe.each(STORES)('users admin endpoints [%s]', (kind) => {
       const pendingViewers = await h.call('GET', '/api/v1/users', { token: t.adminToken, query: { role: 'viewer', status: 'pending' } });
       expect(ids(pendingViewers)).toEqual([a.id]);
       const inactive = await h.call('GET', '/api/v1/users', { token: t.adminToken, query: { status: 'inactive' } });
-      expect(inactive.json()).toEqual({ users: [], total: 0 });
+      expect(inactive.json()).toEqual({ users: [], total: 0, next_cursor: null });
 
       const newest = await h.call('GET', '/api/v1/users', { token: t.adminToken, query: { sort: '-created_at' } });
       expect(ids(newest)).toEqual([c.id, b.id, a.id, t.adminId]);

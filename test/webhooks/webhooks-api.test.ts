@@ -269,6 +269,7 @@ describe.each(STORES)('webhooks API [%s]', (kind) => {
         attempt: 1, test: true, status_code: 200, response_time_ms: result.response_time_ms, success: true,
       }],
       total: 1,
+      next_cursor: null,
     });
     for (const body of [{ event_type: 'user.exploded' }, {}, { event_type: 7 }]) {
       const bad = await h.call('POST', `/api/v1/webhooks/${created.id}/test`, { token: t.adminToken, body });
@@ -376,7 +377,7 @@ describe.each(STORES)('webhooks API [%s]', (kind) => {
       expect(foreignDelivery.statusCode).toBe(404);
       expect(await webhookRows(owner)).toEqual(before);
       const list = await h.call('GET', '/api/v1/webhooks', { token: other.adminToken });
-      expect(list.json()).toEqual({ webhooks: [], total: 0 });
+      expect(list.json()).toEqual({ webhooks: [], total: 0, next_cursor: null });
     });
   });
 });

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../db/types.js';
-import type { Page } from '../../lib/pagination.js';
+import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import type { AlertsTable } from '../interactions/interactions.tables.js';
 import type { DateRange } from '../interactions/dates.js';
 import type { AlertListFilters } from './alerts.schemas.js';
@@ -20,7 +21,9 @@ export async function resolveOpenAlert(tx: Db, tenantId: string, id: string, res
     .returningAll().executeTakeFirst();
 }
 
-export async function listAlertRows(db: Db, tenantId: string, filters: AlertListFilters, range: DateRange, page: Page) {
+const NEWEST_FIRST: Keyset = { keys: [sortKey.instant('created_at'), sortKey.uuid('id')], direction: 'desc' };
+
+export async function listAlertRows(db: Db, tenantId: string, filters: AlertListFilters, range: DateRange, request: PageRequest) {
   const base = db.selectFrom('alerts').where((eb) => {
     const conditions = [eb('tenant_id', '=', tenantId)];
     if (filters.status) conditions.push(eb('status', '=', filters.status));
@@ -31,9 +34,13 @@ export async function listAlertRows(db: Db, tenantId: string, filters: AlertList
     if (range.end) conditions.push(eb('created_at', '<=', range.end));
     return eb.and(conditions);
   });
+  const paging = KeysetPage.open(request, NEWEST_FIRST, {
+    list: 'alerts', status: filters.status, severity: filters.severity, policy_id: filters.policy_id?.toLowerCase(),
+    interaction_id: filters.interaction_id?.toLowerCase(), start_date: range.start, end_date: range.end,
+  });
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    paging.apply(base.selectAll()).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: Number(count.total) };
+  return { ...paging.close(rows), total: Number(count.total) };
 }

@@ -16,10 +16,9 @@ export const alertsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
       response: { 200: AlertListSchema, ...errorResponses(400, 401, 403) },
     },
   }, async (request, reply) => {
-    const page = toPage(request.query);
-    const result = await listAlerts(deps, request.ctx, request.query, page);
-    setPageHeaders(reply, page, result.total);
-    return result;
+    const { body, page } = await listAlerts(deps, request.ctx, request.query, toPage(request.query));
+    setPageHeaders(reply, page, body.total);
+    return body;
   });
 
   app.get('/alerts/:alert_id', {

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PageQuery } from '../../lib/pagination.js';
+import { NextCursor, PageQuery } from '../../lib/pagination.js';
 import { IsoDate, Nullable, StringEnum, Uuid } from '../../lib/schemas.js';
 import { SEVERITIES } from '../policies/policies.schemas.js';
 
@@ -29,5 +29,5 @@ export const AlertListQuery = Type.Object({
 });
 export type AlertListFilters = Static<typeof AlertListQuery>;
 
-export const AlertListSchema = Type.Object({ alerts: Type.Array(AlertSchema), total: Type.Integer() });
+export const AlertListSchema = Type.Object({ alerts: Type.Array(AlertSchema), total: Type.Integer(), next_cursor: NextCursor });
 export const AlertParams = Type.Object({ alert_id: Type.String({ maxLength: 100 }) });

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import type { RequestContext } from '../../lib/context.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
-import type { Page } from '../../lib/pagination.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import type { EmitInput } from '../events/outbox.js';
 import { emit } from '../events/outbox.js';
@@ -42,9 +42,9 @@ export function alertEvents(alert: AlertResponse): EmitInput[] {
   return events;
 }
 
-export async function listAlerts(deps: Deps, ctx: RequestContext, filters: AlertListFilters, page: Page) {
-  const { rows, total } = await listAlertRows(deps.store.db, ctx.tenantId, filters, parseDateRange(filters), page);
-  return { alerts: rows.map(toAlertResponse), total };
+export async function listAlerts(deps: Deps, ctx: RequestContext, filters: AlertListFilters, request: PageRequest) {
+  const { rows, page, total } = await listAlertRows(deps.store.db, ctx.tenantId, filters, parseDateRange(filters), request);
+  return { body: { alerts: rows.map(toAlertResponse), total, next_cursor: page.nextCursor }, page };
 }
 
 export async function getAlert(deps: Deps, ctx: RequestContext, alertId: string): Promise<AlertResponse> {

@@ -23,10 +23,9 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
       response: { 200: ApiKeyList, ...errorResponses(400, 401, 403) },
     },
   }, async (request, reply) => {
-    const page = toPage(request.query);
-    const result = await listApiKeys(deps, request.ctx, page);
-    setPageHeaders(reply, page, result.total);
-    return result;
+    const { body, page } = await listApiKeys(deps, request.ctx, toPage(request.query));
+    setPageHeaders(reply, page, body.total);
+    return body;
   });
 
   app.delete('/api-keys/:key_id', {

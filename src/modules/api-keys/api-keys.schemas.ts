@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, StringEnum } from '../../lib/schemas.js';
 import { SCOPES } from '../../lib/context.js';
-import { PageQuery } from '../../lib/pagination.js';
+import { NextCursor, PageQuery } from '../../lib/pagination.js';
 
 export const ScopeSchema = StringEnum(SCOPES);
 
@@ -27,5 +27,5 @@ export const CreatedApiKeySchema = Type.Intersect([
 ]);
 
 export const ApiKeyListQuery = Type.Object(PageQuery);
-export const ApiKeyList = Type.Object({ api_keys: Type.Array(ApiKeySchema), total: Type.Integer() });
+export const ApiKeyList = Type.Object({ api_keys: Type.Array(ApiKeySchema), total: Type.Integer(), next_cursor: NextCursor });
 export const ApiKeyParams = Type.Object({ key_id: Type.String({ maxLength: 100 }) });

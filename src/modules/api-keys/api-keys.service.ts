@@ -5,7 +5,8 @@ import type { RequestContext, Scope } from '../../lib/context.js';
 import { randomSecret, sha256Hex } from '../../lib/crypto.js';
 import { notFound } from '../../lib/errors.js';
 import { prefixedId } from '../../lib/ids.js';
-import type { Page } from '../../lib/pagination.js';
+import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { API_KEY_PREFIX } from '../auth/credentials.js';
 import type { ApiKeyResponse } from './api-keys.schemas.js';
@@ -39,13 +40,18 @@ export async function createApiKey(deps: Deps, ctx: RequestContext, input: { nam
   return { ...toApiKeyResponse(row), key };
 }
 
-export async function listApiKeys(deps: Deps, ctx: RequestContext, page: Page) {
+const NEWEST_FIRST: Keyset = { keys: [sortKey.instant('created_at'), sortKey.text('id')], direction: 'desc' };
+
+export async function listApiKeys(deps: Deps, ctx: RequestContext, request: PageRequest) {
   const base = deps.store.db.selectFrom('api_keys').where('tenant_id', '=', ctx.tenantId).where('revoked_at', 'is', null);
+  const paging = KeysetPage.open(request, NEWEST_FIRST, { list: 'api-keys' });
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    paging.apply(base.selectAll()).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { api_keys: rows.map(toApiKeyResponse), total: Number(count.total) };
+  const total = Number(count.total);
+  const { rows: keys, page } = paging.close(rows);
+  return { body: { api_keys: keys.map(toApiKeyResponse), total, next_cursor: page.nextCursor }, page };
 }
 
 export async function revokeApiKey(deps: Deps, ctx: RequestContext, keyId: string): Promise<void> {

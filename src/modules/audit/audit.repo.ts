@@ -1,6 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/types.js';
-import type { Page } from '../../lib/pagination.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { AuditLogTable, Database } from '../../db/types.js';
+import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
+import type { PageRequest } from '../../lib/pagination.js';
+import { parseDateRange } from '../interactions/dates.js';
 
 export interface AuditFilters {
   action?: string | undefined;
@@ -9,33 +11,41 @@ export interface AuditFilters {
   end_date?: string | undefined;
 }
 
-export async function listAudit(db: Kysely<Database>, tenantId: string, filters: AuditFilters, page: Page) {
+const NEWEST_FIRST: Keyset = { keys: [sortKey.instant('occurred_at'), sortKey.uuid('id')], direction: 'desc' };
+
+export async function listAudit(db: Kysely<Database>, tenantId: string, filters: AuditFilters, request: PageRequest) {
+  const range = parseDateRange(filters);
+  const paging = KeysetPage.open(request, NEWEST_FIRST, {
+    list: 'audit-log', action: filters.action, actor_id: filters.actor_id, start_date: range.start, end_date: range.end,
+  });
   const base = db.selectFrom('audit_log').where((eb) => {
     const conditions = [eb('tenant_id', '=', tenantId)];
     if (filters.action) conditions.push(eb('action', '=', filters.action));
     if (filters.actor_id) conditions.push(eb('actor_id', '=', filters.actor_id));
-    if (filters.start_date) conditions.push(eb('occurred_at', '>=', new Date(filters.start_date)));
-    if (filters.end_date) conditions.push(eb('occurred_at', '<=', new Date(filters.end_date)));
+    if (range.start) conditions.push(eb('occurred_at', '>=', range.start));
+    if (range.end) conditions.push(eb('occurred_at', '<=', range.end));
     return eb.and(conditions);
   });
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    paging.apply(base.selectAll()).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
+  const { rows: entries, page } = paging.close(rows);
+  return { body: { entries: entries.map(toAuditEntry), total: Number(count.total), next_cursor: page.nextCursor }, page };
+}
+
+function toAuditEntry(row: Selectable<AuditLogTable>) {
   return {
-    entries: rows.map((row) => ({
-      id: row.id,
-      occurred_at: row.occurred_at.toISOString(),
-      actor_type: row.actor_type,
-      actor_id: row.actor_id,
-      actor_label: row.actor_label,
-      action: row.action,
-      target_type: row.target_type,
-      target_id: row.target_id,
-      details: row.details as Record<string, unknown>,
-      ip: row.ip,
-      request_id: row.request_id,
-    })),
-    total: Number(count.total),
+    id: row.id,
+    occurred_at: row.occurred_at.toISOString(),
+    actor_type: row.actor_type,
+    actor_id: row.actor_id,
+    actor_label: row.actor_label,
+    action: row.action,
+    target_type: row.target_type,
+    target_id: row.target_id,
+    details: row.details as Record<string, unknown>,
+    ip: row.ip,
+    request_id: row.request_id,
   };
 }

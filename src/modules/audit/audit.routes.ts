@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
-import { PageQuery, setPageHeaders, toPage } from '../../lib/pagination.js';
+import { NextCursor, PageQuery, setPageHeaders, toPage } from '../../lib/pagination.js';
 import { errorResponses, Nullable } from '../../lib/schemas.js';
 import { listAudit } from './audit.repo.js';
 
@@ -34,14 +34,13 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
       summary: 'The audit log of administrative changes and logins, newest first',
       querystring: AuditQuery,
       response: {
-        200: Type.Object({ entries: Type.Array(AuditEntrySchema), total: Type.Integer() }),
+        200: Type.Object({ entries: Type.Array(AuditEntrySchema), total: Type.Integer(), next_cursor: NextCursor }),
         ...errorResponses(400, 401, 403),
       },
     },
   }, async (request, reply) => {
-    const page = toPage(request.query);
-    const result = await listAudit(deps.store.db, request.ctx.tenantId, request.query, page);
-    setPageHeaders(reply, page, result.total);
-    return result;
+    const { body, page } = await listAudit(deps.store.db, request.ctx.tenantId, request.query, toPage(request.query));
+    setPageHeaders(reply, page, body.total);
+    return body;
   });
 };

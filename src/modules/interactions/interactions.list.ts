@@ -1,35 +1,46 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
-import type { Page } from '../../lib/pagination.js';
+import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import type { DateRange } from './dates.js';
 import type { InteractionSort, ListInteractionsFilters } from './interactions.schemas.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export interface ListCriteria extends Omit<ListInteractionsFilters, 'page' | 'limit' | 'start_date' | 'end_date'> {
+export interface ListCriteria extends Omit<ListInteractionsFilters, 'page' | 'limit' | 'cursor' | 'start_date' | 'end_date'> {
   range: DateRange;
 }
 
 // Every sort ends with timestamp and id in the same direction: a total order that an index
 // (tenant_id, <field>, timestamp, id) returns as is, forwards or backwards.
-const SORT_KEYS: Record<string, Array<'timestamp' | 'risk_score' | 'platform_id' | 'id'>> = {
-  timestamp: ['timestamp', 'id'],
-  risk_score: ['risk_score', 'timestamp', 'id'],
-  platform_id: ['platform_id', 'timestamp', 'id'],
+const TIME = sortKey.instant('interactions.timestamp');
+const ID = sortKey.uuid('interactions.id');
+const SORT_KEYS = {
+  timestamp: [TIME, ID],
+  risk_score: [sortKey.number('interactions.risk_score', [0, 1]), TIME, ID],
+  platform_id: [sortKey.text('interactions.platform_id'), TIME, ID],
 };
+// The same order read from a classification type's index (its timestamp is the interaction's).
+const CLASSIFIED_KEYS = [sortKey.instant('c.timestamp'), sortKey.uuid('c.interaction_id')];
+
+/** The conditions of a list's filters on `interactions` (the classification type excepted). */
+function columnConditions(eb: ExpressionBuilder<Database, 'interactions'>, tenantId: string, criteria: ListCriteria) {
+  const conditions = [eb('interactions.tenant_id', '=', tenantId)];
+  if (criteria.platform_id !== undefined) conditions.push(eb('interactions.platform_id', '=', criteria.platform_id));
+  if (criteria.risk_score_min !== undefined) conditions.push(eb('interactions.risk_score', '>=', criteria.risk_score_min));
+  if (criteria.risk_score_max !== undefined) conditions.push(eb('interactions.risk_score', '<=', criteria.risk_score_max));
+  if (criteria.source !== undefined) conditions.push(eb('interactions.source', '=', criteria.source));
+  if (criteria.direction !== undefined) conditions.push(eb('interactions.direction', '=', criteria.direction));
+  if (criteria.user_id !== undefined) conditions.push(eb('interactions.user_id', '=', criteria.user_id));
+  if (criteria.range.start) conditions.push(eb('interactions.timestamp', '>=', criteria.range.start));
+  if (criteria.range.end) conditions.push(eb('interactions.timestamp', '<=', criteria.range.end));
+  return conditions;
+}
 
 /** The interactions matching a list's filters (the page query and the exact count start from it). */
 export function filteredInteractions(db: Db, tenantId: string, criteria: ListCriteria) {
   return db.selectFrom('interactions').where((eb) => {
-    const conditions = [eb('interactions.tenant_id', '=', tenantId)];
-    if (criteria.platform_id !== undefined) conditions.push(eb('platform_id', '=', criteria.platform_id));
-    if (criteria.risk_score_min !== undefined) conditions.push(eb('risk_score', '>=', criteria.risk_score_min));
-    if (criteria.risk_score_max !== undefined) conditions.push(eb('risk_score', '<=', criteria.risk_score_max));
-    if (criteria.source !== undefined) conditions.push(eb('source', '=', criteria.source));
-    if (criteria.direction !== undefined) conditions.push(eb('direction', '=', criteria.direction));
-    if (criteria.user_id !== undefined) conditions.push(eb('user_id', '=', criteria.user_id));
-    if (criteria.range.start) conditions.push(eb('timestamp', '>=', criteria.range.start));
-    if (criteria.range.end) conditions.push(eb('timestamp', '<=', criteria.range.end));
+    const conditions = columnConditions(eb, tenantId, criteria);
     if (criteria.classification_type !== undefined) {
       conditions.push(eb.exists(eb.selectFrom('interaction_classification_types as c').select(sql.lit(1).as('one'))
         .where('c.tenant_id', '=', tenantId)
@@ -40,12 +51,47 @@ export function filteredInteractions(db: Db, tenantId: string, criteria: ListCri
   });
 }
 
-/** One page of a list, in the sort's total order. */
-export function pageQuery(db: Db, tenantId: string, criteria: ListCriteria, page: Page) {
-  const sort: InteractionSort = criteria.sort ?? '-timestamp';
-  const direction = sort.startsWith('-') ? 'desc' : 'asc';
-  let rows = filteredInteractions(db, tenantId, criteria).selectAll('interactions');
-  for (const key of SORT_KEYS[sort.replace(/^-/, '')]!) rows = rows.orderBy(key, direction);
-  return rows.limit(page.limit).offset(page.offset);
+/**
+ * A classification type sorted by time is read from the type's index, newest (or oldest) first,
+ * each entry joined to its interaction by primary key: a rare type does not walk the whole
+ * tenant's time index to find a page.
+ */
+function drivenByClassificationType(criteria: ListCriteria): criteria is ListCriteria & { classification_type: string } {
+  return criteria.classification_type !== undefined && sortOf(criteria).endsWith('timestamp');
 }
 
+function sortOf(criteria: ListCriteria): InteractionSort {
+  return criteria.sort ?? '-timestamp';
+}
+
+function keysetOf(criteria: ListCriteria): Keyset {
+  const sort = sortOf(criteria);
+  const field = sort.replace(/^-/, '') as keyof typeof SORT_KEYS;
+  return {
+    keys: drivenByClassificationType(criteria) ? CLASSIFIED_KEYS : SORT_KEYS[field],
+    direction: sort.startsWith('-') ? 'desc' : 'asc',
+  };
+}
+
+/** The requested page of a list; a cursor made for other filters or another sort is a 400. */
+export function openPage(criteria: ListCriteria, request: PageRequest): KeysetPage {
+  const { range, ...filters } = criteria;
+  return KeysetPage.open(request, keysetOf(criteria), {
+    list: 'interactions', ...filters, sort: sortOf(criteria), start_date: range.start, end_date: range.end,
+  });
+}
+
+/** One page of a list, in the sort's total order (plus one row: is there a next page?). */
+export function pageQuery(db: Db, tenantId: string, criteria: ListCriteria, page: KeysetPage) {
+  if (!drivenByClassificationType(criteria)) {
+    return page.apply(filteredInteractions(db, tenantId, criteria).selectAll('interactions'));
+  }
+  const classified = db.selectFrom('interaction_classification_types as c')
+    .innerJoin('interactions', (join) => join.onRef('interactions.tenant_id', '=', 'c.tenant_id')
+      .onRef('interactions.id', '=', 'c.interaction_id'))
+    .where('c.tenant_id', '=', tenantId)
+    .where('c.classification_type', '=', criteria.classification_type)
+    .where((eb) => eb.and(columnConditions(eb, tenantId, criteria)))
+    .selectAll('interactions');
+  return page.apply(classified);
+}

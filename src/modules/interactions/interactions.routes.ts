@@ -67,10 +67,9 @@ export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
       response: { 200: InteractionListSchema, ...errorResponses(400, 401, 403) },
     },
   }, async (request, reply) => {
-    const page = toPage(request.query);
-    const result = await listInteractions(deps, request.ctx, request.query, page);
-    setPageHeaders(reply, page, result.total);
-    return result;
+    const { body, page } = await listInteractions(deps, request.ctx, request.query, toPage(request.query));
+    setPageHeaders(reply, page, body.total);
+    return body;
   });
 
   app.get('/interactions/search', {

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { MAX_PAGE_SIZE, PageQuery } from '../../lib/pagination.js';
+import { MAX_PAGE_SIZE, NextCursor, PageQuery } from '../../lib/pagination.js';
 import { IsoDate, Nullable, StringEnum, Uuid } from '../../lib/schemas.js';
 
 export const INTERACTION_TYPES = ['prompt', 'completion', 'tool_call', 'embedding'] as const;
@@ -103,7 +103,8 @@ export const InteractionListSchema = Type.Object({
   data: Type.Array(InteractionSchema),
   total: Type.Integer(),
   limit: Type.Integer(),
-  offset: Type.Integer(),
+  offset: Type.Integer({ description: 'Position of the first item; with a cursor, where the walk was when the cursor was made' }),
+  next_cursor: NextCursor,
 });
 
 export const SearchQuery = Type.Object({

@@ -2,14 +2,14 @@ import type { Deps } from '../../deps.js';
 import type { RequestContext } from '../../lib/context.js';
 import { AppError, notFound, validationError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import type { Page } from '../../lib/pagination.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { parseDateRange } from './dates.js';
 import { type CreateResponse, findReplay, fingerprintOf, type IdempotentRequest } from './idempotency.js';
 import { type IngestRequest, submitIngest } from './ingest.pipeline.js';
 import { toInteractionResponse } from './interactions.mapper.js';
 import { deleteInteractionRow, findInteraction, searchQuery } from './interactions.repo.js';
-import { type ListCriteria, pageQuery } from './interactions.list.js';
+import { type ListCriteria, openPage, pageQuery } from './interactions.list.js';
 import { countInteractions } from './interactions.totals.js';
 import { type ListInteractionsFilters, PLATFORM_ID_PATTERN, type SearchFilters } from './interactions.schemas.js';
 import { parseInteraction } from './interactions.validation.js';
@@ -61,20 +61,25 @@ async function ingestOrReplay(deps: Deps, request: IngestRequest): Promise<Creat
   return submitIngest(deps, request);
 }
 
-export async function listInteractions(deps: Deps, ctx: RequestContext, filters: ListInteractionsFilters, page: Page) {
-  const { page: _page, limit: _limit, start_date: _start, end_date: _end, ...criteria } = filters;
+export async function listInteractions(deps: Deps, ctx: RequestContext, filters: ListInteractionsFilters, request: PageRequest) {
+  const { page: _page, limit: _limit, cursor: _cursor, start_date: _start, end_date: _end, ...criteria } = filters;
   if (criteria.platform_id !== undefined) criteria.platform_id = normalisePlatformFilter(criteria.platform_id);
   if (criteria.risk_score_min !== undefined && criteria.risk_score_max !== undefined &&
     criteria.risk_score_min > criteria.risk_score_max) {
     throw validationError('query.risk_score_min', 'must not be greater than risk_score_max');
   }
   const listCriteria: ListCriteria = { ...criteria, user_id: criteria.user_id?.toLowerCase(), range: parseDateRange(filters) };
+  const paging = openPage(listCriteria, request);
   const db = deps.store.db;
   const [rows, total] = await Promise.all([
-    pageQuery(db, ctx.tenantId, listCriteria, page).execute(),
+    pageQuery(db, ctx.tenantId, listCriteria, paging).execute(),
     countInteractions(db, ctx.tenantId, listCriteria),
   ]);
-  return { data: rows.map(toInteractionResponse), total, limit: page.limit, offset: page.offset };
+  const { rows: pageRows, page } = paging.close(rows);
+  return {
+    body: { data: pageRows.map(toInteractionResponse), total, limit: page.limit, offset: page.offset, next_cursor: page.nextCursor },
+    page,
+  };
 }
 
 export async function getInteraction(deps: Deps, ctx: RequestContext, interactionId: string) {

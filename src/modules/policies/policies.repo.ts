@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import type { Database } from '../../db/types.js';
-import type { Page } from '../../lib/pagination.js';
+import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import type { PoliciesTable } from '../interactions/interactions.tables.js';
 import type { PolicyListFilters } from './policies.schemas.js';
 
@@ -32,18 +33,21 @@ export async function deletePolicyRow(tx: Db, tenantId: string, id: string): Pro
   return tx.deleteFrom('policies').where('tenant_id', '=', tenantId).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
-export async function listPolicyRows(db: Db, tenantId: string, filters: PolicyListFilters, page: Page) {
+const OLDEST_FIRST: Keyset = { keys: [sortKey.instant('created_at'), sortKey.uuid('id')], direction: 'asc' };
+
+export async function listPolicyRows(db: Db, tenantId: string, filters: PolicyListFilters, request: PageRequest) {
   const base = db.selectFrom('policies').where((eb) => {
     const conditions = [eb('tenant_id', '=', tenantId)];
     if (filters.enabled !== undefined) conditions.push(eb('enabled', '=', filters.enabled));
     if (filters.action) conditions.push(eb('action', '=', filters.action));
     return eb.and(conditions);
   });
+  const paging = KeysetPage.open(request, OLDEST_FIRST, { list: 'policies', enabled: filters.enabled, action: filters.action });
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').limit(page.limit).offset(page.offset).execute(),
+    paging.apply(base.selectAll()).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: Number(count.total) };
+  return { ...paging.close(rows), total: Number(count.total) };
 }
 
 /** The enabled policies of these tenants, oldest first: the order of decisions with the same action. */

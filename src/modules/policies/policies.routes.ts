@@ -32,10 +32,9 @@ export const policiesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
       response: { 200: PolicyListSchema, ...errorResponses(400, 401, 403) },
     },
   }, async (request, reply) => {
-    const page = toPage(request.query);
-    const result = await listPolicies(deps, request.ctx, request.query, page);
-    setPageHeaders(reply, page, result.total);
-    return result;
+    const { body, page } = await listPolicies(deps, request.ctx, request.query, toPage(request.query));
+    setPageHeaders(reply, page, body.total);
+    return body;
   });
 
   app.get('/policies/:policy_id', {

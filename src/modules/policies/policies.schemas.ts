@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PageQuery } from '../../lib/pagination.js';
+import { NextCursor, PageQuery } from '../../lib/pagination.js';
 import { IsoDate, StringEnum, Uuid } from '../../lib/schemas.js';
 import {
   DIRECTIONS, INTERACTION_TYPES, LIMITS, POLICY_ACTIONS, SOURCES, STORABLE_TEXT_PATTERN,
@@ -77,5 +77,5 @@ export const PolicyListQuery = Type.Object({
 });
 export type PolicyListFilters = Static<typeof PolicyListQuery>;
 
-export const PolicyListSchema = Type.Object({ policies: Type.Array(PolicySchema), total: Type.Integer() });
+export const PolicyListSchema = Type.Object({ policies: Type.Array(PolicySchema), total: Type.Integer(), next_cursor: NextCursor });
 export const PolicyParams = Type.Object({ policy_id: Type.String({ maxLength: 100 }) });

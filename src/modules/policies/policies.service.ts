@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import type { RequestContext } from '../../lib/context.js';
 import { type ErrorDetail, AppError, notFound } from '../../lib/errors.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
-import type { Page } from '../../lib/pagination.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import type { EmitInput } from '../events/outbox.js';
 import { emitMany } from '../events/outbox.js';
@@ -41,9 +41,9 @@ export async function createPolicy(deps: Deps, ctx: RequestContext, input: Creat
   });
 }
 
-export async function listPolicies(deps: Deps, ctx: RequestContext, filters: PolicyListFilters, page: Page) {
-  const { rows, total } = await listPolicyRows(deps.store.db, ctx.tenantId, filters, page);
-  return { policies: rows.map(toPolicyResponse), total };
+export async function listPolicies(deps: Deps, ctx: RequestContext, filters: PolicyListFilters, request: PageRequest) {
+  const { rows, page, total } = await listPolicyRows(deps.store.db, ctx.tenantId, filters, request);
+  return { body: { policies: rows.map(toPolicyResponse), total, next_cursor: page.nextCursor }, page };
 }
 
 export async function getPolicy(deps: Deps, ctx: RequestContext, policyId: string): Promise<PolicyResponse> {

@@ -1,6 +1,7 @@
-import type { Kysely, Transaction, Updateable } from 'kysely';
+import { type Kysely, type Transaction, type Updateable, sql } from 'kysely';
 import type { Database, NewUser, UserRow, UsersTable } from '../../db/types.js';
-import type { Page } from '../../lib/pagination.js';
+import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import type { UserListFilters } from './users.schemas.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -82,28 +83,28 @@ export async function deleteUser(db: Db, tenantId: string, userId: string): Prom
   await db.deleteFrom('users').where('tenant_id', '=', tenantId).where('id', '=', userId).execute();
 }
 
-export async function listUsers(
-  db: Db,
-  tenantId: string,
-  filters: UserListFilters,
-  page: Page,
-): Promise<{ rows: UserRow[]; total: number }> {
+// Emails are case-insensitive everywhere, so they sort that way too; they are unique per tenant
+// (users_tenant_email_uq on (tenant_id, lower(email)) serves the sort and the cursor).
+const BY_EMAIL = [sortKey.text(sql`lower(email)`)];
+const BY_CREATION = [sortKey.instant('created_at'), sortKey.uuid('id')];
+const USER_ORDERS: Record<NonNullable<UserListFilters['sort']>, Keyset> = {
+  created_at: { keys: BY_CREATION, direction: 'asc' },
+  '-created_at': { keys: BY_CREATION, direction: 'desc' },
+  email: { keys: BY_EMAIL, direction: 'asc' },
+  '-email': { keys: BY_EMAIL, direction: 'desc' },
+};
+
+export async function listUsers(db: Db, tenantId: string, filters: UserListFilters, request: PageRequest) {
   let base = db.selectFrom('users').where('tenant_id', '=', tenantId);
   if (filters.role) base = base.where('role', '=', filters.role);
   if (filters.status) base = base.where('status', '=', filters.status);
-
   const sort = filters.sort ?? 'created_at';
-  const direction = sort.startsWith('-') ? 'desc' : 'asc';
-  let rows = base.selectAll();
-  // Emails are case-insensitive everywhere, so they sort that way too; they are unique per tenant.
-  rows = sort.endsWith('email')
-    ? rows.orderBy((eb) => eb.fn('lower', ['email']), direction)
-    : rows.orderBy('created_at', direction).orderBy('id', direction);
-  const [items, count] = await Promise.all([
-    rows.limit(page.limit).offset(page.offset).execute(),
+  const paging = KeysetPage.open(request, USER_ORDERS[sort], { list: 'users', sort, role: filters.role, status: filters.status });
+  const [rows, count] = await Promise.all([
+    paging.apply(base.selectAll()).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { rows: items, total: Number(count.total) };
+  return { ...paging.close(rows), total: Number(count.total) };
 }
 
 export async function tenantName(db: Db, tenantId: string): Promise<string> {

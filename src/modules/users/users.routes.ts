@@ -34,10 +34,9 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
       response: { 200: UserList, ...errorResponses(400, 401, 403) },
     },
   }, async (request, reply) => {
-    const page = toPage(request.query);
-    const result = await listUsers(deps, request.ctx, request.query, page);
-    setPageHeaders(reply, page, result.total);
-    return result;
+    const { body, page } = await listUsers(deps, request.ctx, request.query, toPage(request.query));
+    setPageHeaders(reply, page, body.total);
+    return body;
   });
 
   // Static paths win over `/users/:user_id` in the router, so `me` is never taken for an id.

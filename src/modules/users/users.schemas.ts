@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import type { UserRow } from '../../db/types.js';
-import { PageQuery } from '../../lib/pagination.js';
+import { NextCursor, PageQuery } from '../../lib/pagination.js';
 import { Nullable, StringEnum } from '../../lib/schemas.js';
 
 export const RoleSchema = StringEnum(['admin', 'viewer']);
@@ -62,7 +62,7 @@ export const UserListQuery = Type.Object({
 });
 export type UserListFilters = Pick<Static<typeof UserListQuery>, 'role' | 'status' | 'sort'>;
 
-export const UserList = Type.Object({ users: Type.Array(UserSchema), total: Type.Integer() });
+export const UserList = Type.Object({ users: Type.Array(UserSchema), total: Type.Integer(), next_cursor: NextCursor });
 
 export const UpdateUserBody = Type.Object({
   display_name: Type.Optional(DisplayName),

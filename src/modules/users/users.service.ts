@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import type { UsersTable } from '../../db/types.js';
 import type { RequestContext } from '../../lib/context.js';
 import { AppError, notFound } from '../../lib/errors.js';
-import type { Page } from '../../lib/pagination.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { revokeUserSessions } from '../auth/sessions.repo.js';
@@ -14,9 +14,9 @@ import {
 import * as repo from './users.repo.js';
 import { toUserResponse, type UpdateUserInput, type UserListFilters, type UserResponse } from './users.schemas.js';
 
-export async function listUsers(deps: Deps, ctx: RequestContext, filters: UserListFilters, page: Page) {
-  const { rows, total } = await repo.listUsers(deps.store.db, ctx.tenantId, filters, page);
-  return { users: rows.map(toUserResponse), total };
+export async function listUsers(deps: Deps, ctx: RequestContext, filters: UserListFilters, request: PageRequest) {
+  const { rows, page, total } = await repo.listUsers(deps.store.db, ctx.tenantId, filters, request);
+  return { body: { users: rows.map(toUserResponse), total, next_cursor: page.nextCursor }, page };
 }
 
 export async function getUser(deps: Deps, ctx: RequestContext, userId: string): Promise<UserResponse> {

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import type { RequestContext } from '../../lib/context.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { prefixedId } from '../../lib/ids.js';
-import type { Page } from '../../lib/pagination.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import type { EventType } from '../events/catalog.js';
 import type { EventEnvelope } from '../events/outbox.js';
@@ -13,11 +13,11 @@ import { deliveryHeaders } from '../delivery/signing.js';
 import { sampleEventData } from './samples.js';
 import { findDelivery, findWebhook, listDeliveries, lockStoredEvent, toDeliveryResponse } from './webhooks.repo.js';
 
-export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId: string, page: Page) {
+export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId: string, request: PageRequest) {
   const webhook = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
   if (!webhook) throw notFound('Webhook');
-  const { rows, total } = await listDeliveries(deps.store.db, ctx.tenantId, webhookId, page);
-  return { deliveries: rows.map(toDeliveryResponse), total };
+  const { rows, page, total } = await listDeliveries(deps.store.db, ctx.tenantId, webhookId, request);
+  return { body: { deliveries: rows.map(toDeliveryResponse), total, next_cursor: page.nextCursor }, page };
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { dropQueuedJobs, queueDepths, type QueueDepth } from '../delivery/queue.js';
 import type { Database } from '../../db/types.js';
-import type { Page } from '../../lib/pagination.js';
+import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import type { DeliveryRecordResponse, WebhookResponse } from './webhooks.schemas.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from './webhooks.tables.js';
 
@@ -13,17 +14,21 @@ export async function findWebhook(db: Db, tenantId: string, id: string, forUpdat
   return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
 }
 
-export async function listWebhooks(db: Db, tenantId: string, filter: { active?: boolean | undefined }, page: Page) {
+const WEBHOOKS_NEWEST_FIRST: Keyset = { keys: [sortKey.instant('created_at'), sortKey.text('id')], direction: 'desc' };
+const DELIVERIES_NEWEST_FIRST: Keyset = { keys: [sortKey.instant('attempted_at'), sortKey.text('id')], direction: 'desc' };
+
+export async function listWebhooks(db: Db, tenantId: string, filter: { active?: boolean | undefined }, request: PageRequest) {
   const base = db.selectFrom('webhooks').where((eb) => {
     const conditions = [eb('tenant_id', '=', tenantId)];
     if (filter.active !== undefined) conditions.push(eb('active', '=', filter.active));
     return eb.and(conditions);
   });
+  const paging = KeysetPage.open(request, WEBHOOKS_NEWEST_FIRST, { list: 'webhooks', active: filter.active });
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    paging.apply(base.selectAll()).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: Number(count.total) };
+  return { ...paging.close(rows), total: Number(count.total) };
 }
 
 /** Removes a webhook with its queue and history. Returns the removed row, if there was one. */
@@ -40,13 +45,14 @@ export async function deleteWebhook(tx: Transaction<Database>, tenantId: string,
   return removed;
 }
 
-export async function listDeliveries(db: Db, tenantId: string, webhookId: string, page: Page) {
+export async function listDeliveries(db: Db, tenantId: string, webhookId: string, request: PageRequest) {
   const base = db.selectFrom('webhook_deliveries').where('tenant_id', '=', tenantId).where('webhook_id', '=', webhookId);
+  const paging = KeysetPage.open(request, DELIVERIES_NEWEST_FIRST, { list: 'webhook-deliveries', webhook_id: webhookId });
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('attempted_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    paging.apply(base.selectAll()).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: Number(count.total) };
+  return { ...paging.close(rows), total: Number(count.total) };
 }
 
 export async function findDelivery(db: Db, tenantId: string, webhookId: string, deliveryId: string) {

@@ -34,10 +34,9 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
       response: { 200: WebhookList, ...errorResponses(400, 401, 403) },
     },
   }, async (request, reply) => {
-    const page = toPage(request.query);
-    const result = await listWebhooks(deps, request.ctx, { active: request.query.active }, page);
-    setPageHeaders(reply, page, result.total);
-    return result;
+    const { body, page } = await listWebhooks(deps, request.ctx, { active: request.query.active }, toPage(request.query));
+    setPageHeaders(reply, page, body.total);
+    return body;
   });
 
   app.get('/webhooks/:webhook_id', {
@@ -90,10 +89,9 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
       response: { 200: DeliveryList, ...errorResponses(400, 401, 403, 404) },
     },
   }, async (request, reply) => {
-    const page = toPage(request.query);
-    const result = await deliveryHistory(deps, request.ctx, request.params.webhook_id, page);
-    setPageHeaders(reply, page, result.total);
-    return result;
+    const { body, page } = await deliveryHistory(deps, request.ctx, request.params.webhook_id, toPage(request.query));
+    setPageHeaders(reply, page, body.total);
+    return body;
   });
 
   app.post('/webhooks/:webhook_id/rotate-secret', {

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PageQuery } from '../../lib/pagination.js';
+import { NextCursor, PageQuery } from '../../lib/pagination.js';
 import { Nullable, StringEnum } from '../../lib/schemas.js';
 import { EVENT_TYPES } from '../events/catalog.js';
 
@@ -58,7 +58,7 @@ export const DeliveryParams = Type.Object({
 });
 
 export const ListWebhooksQuery = Type.Object({ ...PageQuery, active: Type.Optional(Type.Boolean()) });
-export const WebhookList = Type.Object({ webhooks: Type.Array(WebhookSchema), total: Type.Integer() });
+export const WebhookList = Type.Object({ webhooks: Type.Array(WebhookSchema), total: Type.Integer(), next_cursor: NextCursor });
 
 export const DeliveryRecordSchema = Type.Object({
   id: Type.String({ description: 'Prefix `dlv_`; also the `X-Service-Delivery` header of the attempt' }),
@@ -75,7 +75,7 @@ export const DeliveryRecordSchema = Type.Object({
 export type DeliveryRecordResponse = Static<typeof DeliveryRecordSchema>;
 
 export const DeliveriesQuery = Type.Object(PageQuery);
-export const DeliveryList = Type.Object({ deliveries: Type.Array(DeliveryRecordSchema), total: Type.Integer() });
+export const DeliveryList = Type.Object({ deliveries: Type.Array(DeliveryRecordSchema), total: Type.Integer(), next_cursor: NextCursor });
 
 export const TestWebhookBody = Type.Object({ event_type: EventTypeSchema });
 export const TestResult = Type.Object({

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import type { RequestContext } from '../../lib/context.js';
 import { notFound } from '../../lib/errors.js';
 import { prefixedId } from '../../lib/ids.js';
-import type { Page } from '../../lib/pagination.js';
+import type { PageRequest } from '../../lib/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { dropQueuedJobs } from '../delivery/queue.js';
 import { newSigningSecret } from '../delivery/signing.js';
@@ -61,9 +61,11 @@ export async function createWebhook(deps: Deps, ctx: RequestContext, input: Crea
   return { ...toWebhookResponse(row, undefined), signing_secret: signingSecret };
 }
 
-export async function listWebhooks(deps: Deps, ctx: RequestContext, filter: { active?: boolean | undefined }, page: Page) {
-  const { rows, total } = await selectWebhooks(deps.store.db, ctx.tenantId, filter, page);
-  return { webhooks: await withQueueDepths(deps.store.db, ctx.tenantId, rows), total };
+export async function listWebhooks(
+  deps: Deps, ctx: RequestContext, filter: { active?: boolean | undefined }, request: PageRequest,
+) {
+  const { rows, page, total } = await selectWebhooks(deps.store.db, ctx.tenantId, filter, request);
+  return { body: { webhooks: await withQueueDepths(deps.store.db, ctx.tenantId, rows), total, next_cursor: page.nextCursor }, page };
 }
 
 export async function getWebhook(deps: Deps, ctx: RequestContext, id: string) {
