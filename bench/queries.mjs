@@ -1,79 +1,143 @@
-// Query figures of the service, run as a real process on loopback: part of `npm run bench` (BENCH_ONLY=queries),
-// or alone with `node bench/queries.mjs` after `npm run build`. Seeds BENCH_SEED_ROWS interactions through the
-// batch API, then drives single creates, lists, search and stats with autocannon (16 connections, BENCH_SECONDS).
-// Runs on the embedded store, then on PostgreSQL when BENCH_DATABASE_URL (or TEST_DATABASE_URL) is set.
+// Lists, search and stats at size: part of `npm run bench` (BENCH_ONLY=queries), or alone with
+// `node bench/queries.mjs` after `npm run build`. Seeds one tenant through SQL (bench/lib/queries-seed.mjs:
+// BENCH_QUERY_ROWS on PostgreSQL, default 10,000,000, in a database kept between runs; BENCH_QUERY_ROWS_EMBEDDED
+// on the embedded store, default 1,000,000), then measures through the API, at concurrency 4:
+//   - the 8 list shapes of the issue, first page and a page deep in the list reached by cursor (BENCH_DEEP_PAGES
+//     pages of 500 followed first), each p95 beside the p95 of a trivial authenticated request (the floor: HTTP
+//     and authentication), and each total checked against count(*) of the same filters;
+//   - search by content hash (p99), stats over the whole range and over one day (p95, numbers checked);
+//   - on PostgreSQL, ingest with the counts maintained (and compacted) against ingest with their triggers off.
+import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { ADMIN, api, cannon, interaction, rssMiB, startService } from './lib/service.mjs';
-import { benchStores } from './lib/stores.mjs';
+import { ingestWithAndWithoutCounts } from './lib/queries-ingest.mjs';
+import { get, latency, walk } from './lib/queries-measure.mjs';
+import { pooledHash, seededEmbedded, seededPostgres } from './lib/queries-seed.mjs';
+import { figure } from './lib/report.mjs';
+import { ADMIN, login, startService } from './lib/service.mjs';
+import { ADMIN_URL } from './lib/stores.mjs';
 
-const SEED_ROWS = Number(process.env.BENCH_SEED_ROWS ?? 50_000);
+const ROWS = Number(process.env.BENCH_QUERY_ROWS ?? 10_000_000);
+const ROWS_EMBEDDED = Number(process.env.BENCH_QUERY_ROWS_EMBEDDED ?? 1_000_000);
+const DEEP_PAGES = Number(process.env.BENCH_DEEP_PAGES ?? 100);
+const TARGET = { page: 50, search: 5, stats: 50 };
+const DAY_MS = 86_400_000;
 
-function row(name, result) {
+const md5 = (text) => createHash('md5').update(text).digest('hex');
+const asUuid = (hex) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+
+/** The issue's shapes: the query string and the same filters in SQL, for count(*). */
+function shapes(seed) {
+  const dayStart = new Date(seed.start.getTime() + 90 * DAY_MS + ((10 * 60 + 17) * 60 + 23) * 1000 + 456);
+  const dayEnd = new Date(dayStart.getTime() + DAY_MS - 1);
+  const user = asUuid(md5('user42'));
   return {
-    scenario: name,
-    'req/s': Math.round(result.requests.average),
-    'p50 ms': result.latency.p50,
-    'p99 ms': result.latency.p99,
-    errors: result.errors + result.non2xx,
+    day: { start: dayStart, end: dayEnd },
+    list: [
+      ['no filter', '', 'true'],
+      ['platform_id', 'platform_id=claude', `platform_id = 'claude'`],
+      ['risk_score_min=0.8', 'risk_score_min=0.8', 'risk_score >= 0.8'],
+      ['classification_type=CREDIT_CARD', 'classification_type=CREDIT_CARD',
+        `exists (select 1 from jsonb_array_elements(classifications) c where c->>'type' = 'CREDIT_CARD')`],
+      ['one day, not aligned', `start_date=${dayStart.toISOString()}&end_date=${dayEnd.toISOString()}`,
+        `timestamp >= '${dayStart.toISOString()}' and timestamp <= '${dayEnd.toISOString()}'`],
+      ['user_id', `user_id=${user}`, `user_id = '${user}'`],
+      ['source + direction', 'source=proxy&direction=inbound', `source = 'proxy' and direction = 'inbound'`],
+      ['sort=-risk_score + platform_id', 'sort=-risk_score&platform_id=claude', `platform_id = 'claude'`],
+    ],
   };
 }
 
-async function benchStore(label, storeEnv) {
-  const { pid, base, stop } = await startService(storeEnv);
-  const rows = [];
+/** count(*) of each shape and the stats' plain numbers, with the store opened directly (before the service starts). */
+async function plainCounts(env, tenantId, { list, day }) {
+  const { sql } = await import('kysely');
+  const { openStore } = await import('../dist/db/store.js');
+  const store = await openStore(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize: 2 } : { dataDir: env.DATA_DIR });
   try {
-    const { token } = await fetch(`${base}/api/v1/auth/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN),
-    }).then((r) => r.json());
-    const { key } = await api(base, token, 'POST', '/api/v1/api-keys', { name: 'bench', scopes: ['interactions:write', 'interactions:read'] });
-    await api(base, token, 'POST', '/api/v1/policies', {
-      name: 'Block card numbers', action: 'block', severity: 'high', conditions: { classification_types: ['CREDIT_CARD'] },
-    });
-    await api(base, token, 'POST', '/api/v1/policies', {
-      name: 'Log risky prompts', action: 'log', severity: 'low', conditions: { min_risk_score: 0.7 },
-    });
-
-    const seedStart = performance.now();
-    for (let done = 0; done < SEED_ROWS; done += 500) {
-      const batch = Array.from({ length: 500 }, (_, i) => interaction(done + i));
-      const result = await api(base, key, 'POST', '/api/v1/interactions/batch', batch);
-      if (result.stored !== 500) throw new Error(`batch stored ${result.stored}`);
-    }
-    const seedSeconds = (performance.now() - seedStart) / 1000;
-    rows.push({ scenario: `batch ingest (${SEED_ROWS} rows, 500 per request, sequential)`, 'req/s': Math.round(SEED_ROWS / 500 / seedSeconds), 'p50 ms': '-', 'p99 ms': '-', errors: 0, 'rows/s': Math.round(SEED_ROWS / seedSeconds) });
-
-    let n = 0;
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    rows.push(row('POST /interactions (single, 16 connections)', await cannon({
-      url: `${base}/api/v1/interactions`, headers,
-      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, body: JSON.stringify(interaction(n++)) }) }],
-    })));
-    rows.push(row('GET /interactions (filters + sort, page of 50)', await cannon({
-      url: `${base}/api/v1/interactions?platform_id=claude&risk_score_min=0.5&sort=-risk_score&limit=50`, headers,
-    })));
-    rows.push(row('GET /interactions?classification_type=IBAN', await cannon({
-      url: `${base}/api/v1/interactions?classification_type=IBAN&limit=50`, headers,
-    })));
-    const sample = await api(base, key, 'GET', '/api/v1/interactions?limit=1');
-    rows.push(row('GET /interactions/search?content_hash=', await cannon({
-      url: `${base}/api/v1/interactions/search?content_hash=${sample.data[0].content_hash}`, headers,
-    })));
-    rows.push(row('GET /stats', await cannon({ url: `${base}/api/v1/stats`, headers: { authorization: `Bearer ${token}` }, connections: 4 })));
-    console.log(`\n${label}: service RSS after the run ${rssMiB(pid).toFixed(0)} MiB`);
-    console.table(rows);
+    const count = async (where) => Number((await sql.raw(`select count(*) as n from interactions
+      where tenant_id = '${tenantId}' and ${where}`).execute(store.db)).rows[0].n);
+    const bySource = async (where) => Object.fromEntries((await sql.raw(`select source, count(*) as n from interactions
+      where tenant_id = '${tenantId}' and ${where} group by source`).execute(store.db)).rows.map((r) => [r.source, Number(r.n)]));
+    const dayWhere = `timestamp >= '${day.start.toISOString()}' and timestamp <= '${day.end.toISOString()}'`;
+    return {
+      list: Object.fromEntries(await Promise.all(list.map(async ([name, , where]) => [name, await count(where)]))),
+      stats: { all: { total: await count('true'), bySource: await bySource('true') }, day: { total: await count(dayWhere), bySource: await bySource(dayWhere) } },
+    };
   } finally {
-    await stop();
+    await store.close();
   }
 }
 
-export async function runQueries() {
-  for (const { label, fresh } of benchStores()) {
-    const store = await fresh();
-    try {
-      await benchStore(label, store.env);
-    } finally {
-      await store.dispose();
+function statsMatch(body, expected) {
+  const { total, by_source: bySource } = body.interactions;
+  const sources = ['browser_extension', 'proxy', 'endpoint_agent', 'api'];
+  return total === expected.total && sources.every((s) => bySource[s] === (expected.bySource[s] ?? 0));
+}
+
+async function measure(label, seed, rows) {
+  const add = (table, spec) => table.push(figure(spec));
+  const table = [];
+  const definitions = shapes(seed);
+  console.log(`  counting the shapes with count(*) for the check`);
+  const plain = await plainCounts(seed.env, seed.tenantId, definitions);
+  const service = await startService(seed.env);
+  try {
+    const token = await login(service.base, ADMIN);
+    // Warm-up (JIT, caches): every request kind once per connection and more, unmeasured.
+    await latency(service.base, token, ['/api/v1/interactions/00000000-0000-4000-8000-000000000000', '/api/v1/stats',
+      '/api/v1/interactions/search?content_hash=' + '0'.repeat(64),
+      ...definitions.list.map(([, query]) => `/api/v1/interactions?${query}`)], { requests: 200, expect: undefined });
+    const floor = await latency(service.base, token, `/api/v1/interactions/${asUuid(md5('unknown'))}`, { expect: 404 });
+    const floorIs = 'p95 of GET /interactions/<unknown id> (404)';
+    for (const [name, query] of definitions.list) {
+      const path = `/api/v1/interactions?${query}`;
+      const first = await get(service.base, token, `${path}${query ? '&' : ''}limit=50`);
+      const total = JSON.parse(first.body).total;
+      add(table, { scenario: name, name: 'total - count(*)', value: total - plain.list[name], target: { op: '==', value: 0 } });
+      const firstPage = await latency(service.base, token, `${path}${query ? '&' : ''}limit=50`);
+      add(table, { scenario: name, name: 'first page p95 ms', value: firstPage.p95, limit: floor.p95, limitIs: floorIs, target: { op: '<=', value: TARGET.page } });
+      const deep = await walk(service.base, token, path, { pages: DEEP_PAGES });
+      if (!deep.supported || !deep.cursor) {
+        add(table, { scenario: name, name: deep.supported ? `deep page: list ends at ${deep.depth}` : 'deep page: n/a (no cursor)', value: NaN });
+        continue;
+      }
+      const deepPage = await latency(service.base, token, `${path}${query ? '&' : ''}limit=50&cursor=${encodeURIComponent(deep.cursor)}`);
+      add(table, { scenario: name, name: `page ${deep.depth.toLocaleString('en')} rows deep p95 ms`, value: deepPage.p95, limit: floor.p95, limitIs: floorIs, target: { op: '<=', value: TARGET.page } });
+      if (firstPage.errors + deepPage.errors) add(table, { scenario: name, name: 'errors', value: firstPage.errors + deepPage.errors, target: { op: '==', value: 0 } });
     }
+    const hashes = Array.from({ length: 50 }, (_, k) => pooledHash(md5, k * 1999 % 100_000));
+    const search = await latency(service.base, token, hashes.map((hash) => `/api/v1/interactions/search?content_hash=${hash}`));
+    add(table, { scenario: 'search by content hash', name: 'p99 ms', value: search.p99, limit: floor.p99, limitIs: 'p99 of the same 404', target: { op: '<=', value: TARGET.search } });
+    for (const [name, query, expected] of [['stats, whole range', '', plain.stats.all],
+      ['stats, one day', `?start_date=${definitions.day.start.toISOString()}&end_date=${definitions.day.end.toISOString()}`, plain.stats.day]]) {
+      const answer = await get(service.base, token, `/api/v1/stats${query}`);
+      add(table, { scenario: name, name: 'numbers = count(*)', value: statsMatch(JSON.parse(answer.body), expected) ? 1 : 0, target: { op: '==', value: 1 } });
+      const stats = await latency(service.base, token, `/api/v1/stats${query}`, { requests: 100 });
+      add(table, { scenario: name, name: 'p95 ms', value: stats.p95, limit: floor.p95, limitIs: floorIs, target: { op: '<=', value: TARGET.stats } });
+    }
+  } finally {
+    await service.stop();
+  }
+  console.log(`\n${label}: lists, search and stats at ${rows.toLocaleString('en')} interactions in one tenant (concurrency 4)`);
+  console.table(table);
+}
+
+export async function runQueries() {
+  const log = (line) => console.log(line);
+  const only = process.env.BENCH_STORES;
+  if (!only || only === 'pglite') {
+    console.log(`\nembedded store (PGlite): seeding ${ROWS_EMBEDDED.toLocaleString('en')} interactions`);
+    const seed = await seededEmbedded({ rows: ROWS_EMBEDDED, otherRows: Math.ceil(ROWS_EMBEDDED / 100), log });
+    try {
+      await measure('embedded store (PGlite)', seed, ROWS_EMBEDDED);
+    } finally {
+      seed.dispose();
+    }
+  }
+  if (ADMIN_URL && (!only || only === 'postgres')) {
+    console.log(`\nPostgreSQL: ${ROWS.toLocaleString('en')} interactions`);
+    const seed = await seededPostgres(ADMIN_URL, { rows: ROWS, otherRows: Math.ceil(ROWS / 100), log });
+    await measure('PostgreSQL', seed, ROWS);
+    await ingestWithAndWithoutCounts(log);
   }
 }
 

@@ -18,9 +18,12 @@ describe.each(STORES)('counts compaction worker [%s]', (kind) => {
     expect((await h.call('POST', '/api/v1/interactions/batch', { token: t.adminToken, body })).statusCode).toBe(200);
     await expect.poll(async () => Number((await sql<{ n: string }>`select count(*) as n from interaction_count_deltas`.execute(h.db)).rows[0]!.n),
       { timeout: 10_000 }).toBe(0);
-    const { rows } = await sql<{ granularity: string; total: string }>`select granularity, sum(count) as total
-      from interaction_counts where tenant_id = ${t.tenantId} and classification_type = '' group by granularity order by granularity`.execute(h.db);
-    expect(rows.map((row) => [row.granularity, Number(row.total)])).toEqual([['day', 50], ['hour', 50], ['month', 50]]);
+    // Each granularity counts them once in its detail rows and once in its roll-up ('' dimensions).
+    const { rows } = await sql<{ granularity: string; rollup: boolean; total: string }>`
+      select granularity, platform_id = '' as rollup, sum(count) as total from interaction_counts
+      where tenant_id = ${t.tenantId} and classification_type = '' group by 1, 2 order by 1, 2`.execute(h.db);
+    expect(rows.map((row) => [row.granularity, row.rollup, Number(row.total)])).toEqual([
+      ['day', false, 50], ['day', true, 50], ['hour', false, 50], ['hour', true, 50], ['month', false, 50], ['month', true, 50]]);
     const list = await h.call('GET', '/api/v1/interactions', { token: t.adminToken, query: { platform_id: 'openai' } });
     expect(list.json().total).toBe(25);
   });

@@ -10,7 +10,8 @@ export const COMPACTION_BATCH = 20_000;
 const EMBEDDED_VACUUM_EVERY = 50_000;
 
 /**
- * Moves up to `limit` deltas into interaction_counts (each into its hour, day and month) in one
+ * Moves up to `limit` deltas into interaction_counts (each into its hour, day and month, and into
+ * their roll-ups per classification type: docs/interaction-counts.md) in one
  * statement, so a reader sees them in one table or the other, never both or neither. One
  * compaction at a time (the rebuild takes the same lock); another replica's turn is skipped.
  * Returns how many deltas it moved.
@@ -24,11 +25,17 @@ export async function compactCounts(db: Kysely<Database>, limit = COMPACTION_BAT
         delete from interaction_count_deltas
         where ctid = any(array(select ctid from interaction_count_deltas limit ${limit}))
         returning *
-      ), rolled as (
+      ), detailed as (
         select m.tenant_id, m.classification_type, g.granularity, date_trunc(g.granularity, m.bucket, 'UTC') as bucket,
-          m.platform_id, m.source, m.direction, m.risk_bucket, sum(m.count) as count
+          m.platform_id, m.source, m.direction, m.risk_bucket, m.count
         from moved m cross join (values ('hour'), ('day'), ('month')) as g(granularity)
-        group by 1, 2, 3, 4, 5, 6, 7, 8
+      ), rolled as (
+        -- Each bucket's detail rows, and its roll-up per classification type (dimensions '' and -1).
+        select tenant_id, classification_type, granularity, bucket, coalesce(platform_id, ''), coalesce(source, ''),
+          coalesce(direction, ''), coalesce(risk_bucket, -1), sum(count) as count
+        from detailed
+        group by grouping sets ((tenant_id, classification_type, granularity, bucket, platform_id, source, direction, risk_bucket),
+          (tenant_id, classification_type, granularity, bucket))
       ), upserted as (
         insert into interaction_counts as c
           (tenant_id, classification_type, granularity, bucket, platform_id, source, direction, risk_bucket, count)

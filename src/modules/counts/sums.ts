@@ -33,17 +33,27 @@ function dimensionFilter<T extends CountTables>(
 }
 
 /**
+ * `detail` reads interaction_counts' rows by dimension; `rollup` its one row per bucket and
+ * classification type (platform, source and direction '', risk bucket -1), which answers what
+ * filters no dimension. The deltas are always detail rows.
+ */
+export type CountLevel = 'detail' | 'rollup';
+
+/**
  * The compacted counts and the not yet compacted deltas of the whole buckets of a split, as
  * rows (`count` and the dimensions); sum them, or group them, in the caller's statement so the
  * two tables are read in one snapshot.
  */
-export function bucketRows(db: Db, tenantId: string, dims: CountDimensions, time: TimeSplit, risk?: RiskSplit['whole']) {
+export function bucketRows(
+  db: Db, tenantId: string, dims: CountDimensions, time: TimeSplit, level: CountLevel, risk?: RiskSplit['whole'],
+) {
   const covered = time.covered!;
   // One range scan of the primary key per bucket range.
   const counts = time.buckets.map((range) => db.selectFrom('interaction_counts')
     .select(['classification_type', 'platform_id', 'source', 'direction', 'risk_bucket', 'count'])
     .where((eb) => eb.and([
       ...dimensionFilter(eb, tenantId, dims, risk),
+      eb('platform_id', level === 'rollup' ? '=' : '<>', ''),
       eb('granularity', '=', range.granularity),
       ...(range.from === null ? [] : [eb('bucket', '>=', new Date(range.from))]),
       ...(range.to === null ? [] : [eb('bucket', '<', new Date(range.to))]),
@@ -58,7 +68,9 @@ export function bucketRows(db: Db, tenantId: string, dims: CountDimensions, time
   return counts.reduce((union, query) => union.unionAll(query), deltas);
 }
 
-/** The sum of bucketRows, as a scalar subquery. */
+/** The sum of bucketRows, as a scalar subquery: from the roll-ups when no dimension or risk bucket is filtered. */
 export function bucketSum(db: Db, tenantId: string, dims: CountDimensions, time: TimeSplit, risk?: RiskSplit['whole']) {
-  return sql<string>`(select coalesce(sum(count), 0) from (${bucketRows(db, tenantId, dims, time, risk)}) as bucket_rows)`;
+  const level = dims.platformId === undefined && dims.source === undefined && dims.direction === undefined && !risk
+    ? 'rollup' : 'detail';
+  return sql<string>`(select coalesce(sum(count), 0) from (${bucketRows(db, tenantId, dims, time, level, risk)}) as bucket_rows)`;
 }

@@ -29,16 +29,12 @@ export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFi
   for (const row of groups) {
     const count = Number(row.count);
     if (count === 0) continue;
-    if (row.classification_type !== '') {
-      if (row.platform_id === null && row.source === null) byType.push({ type: row.classification_type, count });
-    } else if (row.platform_id !== null) {
-      byPlatform.push({ platform_id: row.platform_id, count });
-    } else if (row.source !== null) {
-      bySource[row.source as Source] += count;
+    if (row.kind === 'platform') byPlatform.push({ platform_id: row.key, count });
+    else if (row.kind === 'source') {
+      bySource[row.key as Source] += count;
       byBand[bandOf(row.risk_bucket!)]! += count;
-    } else {
-      total = count;
-    }
+    } else if (row.key === '') total = count;
+    else byType.push({ type: row.key, count });
   }
   const bySeverity: Record<Severity, number> = { low: 0, medium: 0, high: 0, critical: 0 };
   for (const row of severities) bySeverity[row.severity] = Number(row.count);
@@ -62,32 +58,38 @@ function top<T extends { count: number }>(rows: T[], name: (row: T) => string): 
 }
 
 interface GroupRow {
-  classification_type: string;
-  platform_id: string | null;
-  source: string | null;
+  kind: 'type' | 'platform' | 'source';
+  key: string;
   risk_bucket: number | null;
   count: string | number;
 }
 
 /**
- * Interactions in the range by classification type ('' = all), by platform and by source and
- * risk bucket, in one statement: whole hours from the aggregates, the partial hours at the
- * range's ends from their rows.
+ * Interactions in the range by classification type ('' = all), by platform, and by source and
+ * risk bucket, in one statement: whole hours from the aggregates (types from their roll-ups, the
+ * rest from the detail rows of '' only), the partial hours at the range's ends from their rows.
  */
 async function countInteractionGroups(db: Kysely<Database>, tenantId: string, range: DateRange): Promise<GroupRow[]> {
   const time = splitTime(range.start, range.end);
-  const parts = time.edges.map((edge) => sql`
+  const edges = time.edges.map((edge) => sql`
     select t.type as classification_type, i.platform_id, i.source, i.direction, interaction_risk_bucket(i.risk_score) as risk_bucket, 1 as count
     from interactions i cross join lateral (
       select '' as type union all select distinct c->>'type' from jsonb_array_elements(i.classifications) c) t
     where i.tenant_id = ${tenantId} and i.timestamp >= ${new Date(edge.start)} and i.timestamp <= ${new Date(edge.end)}`);
-  if (time.covered) parts.push(sql`${bucketRows(db, tenantId, {}, time)}`);
-  if (parts.length === 0) return [];
+  const edgeRows = edges.length ? sql.join(edges, sql` union all `)
+    : sql`select '' as classification_type, '' as platform_id, '' as source, '' as direction, 0::smallint as risk_bucket, 0 as count where false`;
+  const detail = time.covered ? sql`${bucketRows(db, tenantId, { classificationType: '' }, time, 'detail')} union all ` : sql``;
+  const rollup = time.covered ? sql`${bucketRows(db, tenantId, {}, time, 'rollup')} union all ` : sql``;
   const { rows } = await sql<GroupRow>`
-    select classification_type, platform_id, source, risk_bucket, sum(count) as count
-    from (${sql.join(parts, sql` union all `)}) as counted
-    group by grouping sets ((classification_type), (classification_type, platform_id), (classification_type, source, risk_bucket))`
-    .execute(db);
+    with edge as (${edgeRows}),
+    by_dimension as (${detail} select * from edge where classification_type = ''),
+    by_type as (${rollup} select * from edge)
+    select 'type' as kind, classification_type as key, null::smallint as risk_bucket, sum(count) as count
+      from by_type group by classification_type
+    union all
+    select 'platform', platform_id, null, sum(count) from by_dimension group by platform_id
+    union all
+    select 'source', source, risk_bucket, sum(count) from by_dimension group by source, risk_bucket`.execute(db);
   return rows;
 }
 
