@@ -63,12 +63,16 @@ async function plainCounts(env, tenantId, { list, day }) {
     };
     const bySource = async (where) => Object.fromEntries((await sql.raw(`select source, count(*) as n from interactions
       where tenant_id = '${tenantId}' and ${where} group by source`).execute(store.db)).rows.map((r) => [r.source, Number(r.n)]));
+    const openAlerts = async (where) => Object.fromEntries((await sql.raw(`select severity, count(*) as n from alerts
+      where tenant_id = '${tenantId}' and status = 'open' and ${where.replaceAll('timestamp', 'created_at')} group by severity`)
+      .execute(store.db)).rows.map((r) => [r.severity, Number(r.n)]));
     const dayWhere = `timestamp >= '${day.start.toISOString()}' and timestamp <= '${day.end.toISOString()}'`;
+    const statsOf = async (where) => ({ total: await count(where), bySource: await bySource(where), openAlerts: await openAlerts(where) });
     return {
       // One after the other, so each time is its own: what a total cost when it was a count(*).
       list: await list.reduce(async (done, [name, , where]) => ({ ...(await done), [name]: await count(where, name) }), {}),
       timings,
-      stats: { all: { total: await count('true'), bySource: await bySource('true') }, day: { total: await count(dayWhere), bySource: await bySource(dayWhere) } },
+      stats: { all: await statsOf('true'), day: await statsOf(dayWhere) },
     };
   } finally {
     await store.close();
@@ -78,7 +82,9 @@ async function plainCounts(env, tenantId, { list, day }) {
 function statsMatch(body, expected) {
   const { total, by_source: bySource } = body.interactions;
   const sources = ['browser_extension', 'proxy', 'endpoint_agent', 'api'];
-  return total === expected.total && sources.every((s) => bySource[s] === (expected.bySource[s] ?? 0));
+  const severities = ['low', 'medium', 'high', 'critical'];
+  return total === expected.total && sources.every((s) => bySource[s] === (expected.bySource[s] ?? 0))
+    && severities.every((s) => body.alerts.open_by_severity[s] === (expected.openAlerts[s] ?? 0));
 }
 
 async function measure(label, seed, rows) {

@@ -81,7 +81,7 @@ async function seedTenant(db, sql, tenantId, rows, end, log) {
  */
 export async function seed(store, { rows, otherRows, log }) {
   const { sql } = await import('kysely');
-  const { compactCounts } = await import('../../dist/modules/counts/compaction.js');
+  const { compactAlertCounts, compactCounts } = await import('../../dist/modules/counts/compaction.js');
   const db = store.db;
   const tenantId = (await sql`select id from tenants order by created_at limit 1`.execute(db)).rows[0].id;
   const otherId = (await sql`select md5('other tenant')::uuid as id`.execute(db)).rows[0].id;
@@ -104,7 +104,9 @@ export async function seed(store, { rows, otherRows, log }) {
   });
   log(`  indexes built at ${Math.round((performance.now() - startedAt) / 1000)} s; counting`);
   await sql`select interaction_counts_rebuild(null)`.execute(db);
+  await sql`select alert_counts_rebuild(null)`.execute(db);
   while ((await compactCounts(db, 200_000)) > 0) { /* until every delta is compacted */ }
+  while ((await compactAlertCounts(db, 200_000)) > 0) { /* until every delta is compacted */ }
   await sql`vacuum analyze`.execute(db);
   const seconds = Math.round((performance.now() - startedAt) / 1000);
   log(`  seeded in ${seconds} s`);

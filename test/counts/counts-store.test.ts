@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { RISK_THRESHOLDS, riskBucketOf } from '../../src/modules/counts/buckets.js';
-import { compactCounts } from '../../src/modules/counts/compaction.js';
+import { openAlertsBySeverity } from '../../src/modules/counts/alert-sums.js';
+import { compactAlertCounts, compactCounts } from '../../src/modules/counts/compaction.js';
+import type { DateRange } from '../../src/modules/interactions/dates.js';
 import { countInteractions } from '../../src/modules/interactions/interactions.totals.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import { createTestStore, STORES, type TestStore } from '../helpers/stores.js';
@@ -59,5 +61,42 @@ describe.each(STORES)('interaction counts in the store [%s]', (kind) => {
     await sql`select interaction_counts_rebuild(${tenantId})`.execute(db);
     expect(await countInteractions(db, tenantId, { range })).toBe(500);
     expect(await countInteractions(db, tenantId, { range, classification_type: 'IBAN' })).toBe(125);
+  });
+
+  it('counts the open alerts stored before the upgrade that adds their counts, sub-millisecond dates included', async () => {
+    testStore = await createTestStore(kind);
+    const db = testStore.store.db;
+    const migrator = new Migrator({
+      db, provider: { getMigrations: async () => migrations },
+      migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock',
+    });
+    expect((await migrator.migrateTo('0008_list_indexes')).error).toBeUndefined();
+    const tenantId = uuidv7();
+    await sql`insert into tenants (id, name, created_at) values (${tenantId}, 'Old', now())`.execute(db);
+    // 300 alerts every 37 minutes and a few microseconds: severities in turn, one in three resolved.
+    await sql`insert into alerts (tenant_id, id, interaction_id, policy_id, policy_name, severity, status, created_at)
+      select ${tenantId}, gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'p',
+        (array['low', 'medium', 'high', 'critical'])[n % 4 + 1], case when n % 3 = 0 then 'resolved' else 'open' end,
+        timestamptz '2024-01-01' + n * interval '37 minutes 0.000123 seconds'
+      from generate_series(1, 300) as n`.execute(db);
+
+    await migrate(db);
+    const expected = { low: 0, medium: 0, high: 0, critical: 0 };
+    for (let n = 1; n <= 300; n++) if (n % 3 !== 0) expected[(['low', 'medium', 'high', 'critical'] as const)[n % 4]!] += 1;
+    const bySeverity = async (range: DateRange = {}) => Object.fromEntries(
+      (await openAlertsBySeverity(db, tenantId, range)).map((row) => [row.severity, Number(row.count)]));
+    expect(await bySeverity()).toEqual(expected);
+    while (await compactAlertCounts(db) > 0) { /* until every delta moved */ }
+    expect(await bySeverity()).toEqual(expected);
+    // A range with partial hours at both ends equals the rows' count.
+    const range = { start: new Date('2024-01-02T05:17:00.123Z'), end: new Date('2024-01-05T11:03:59.999Z') };
+    const { rows } = await sql<{ severity: string; n: string | number }>`select severity, count(*) as n from alerts
+      where status = 'open' and created_at >= ${range.start} and created_at <= ${range.end} group by severity`.execute(db);
+    expect(await bySeverity(range)).toEqual(Object.fromEntries(rows.map((row) => [row.severity, Number(row.n)])));
+
+    await sql`update alert_counts set count = count + 7`.execute(db);
+    expect(await bySeverity()).not.toEqual(expected);
+    await sql`select alert_counts_rebuild(${tenantId})`.execute(db);
+    expect(await bySeverity()).toEqual(expected);
   });
 });

@@ -7,6 +7,7 @@ import * as m0005 from './0005_delivery_engine.js';
 import * as m0006 from './0006_tenant_versions.js';
 import * as m0007 from './0007_interaction_counts.js';
 import * as m0008 from './0008_list_indexes.js';
+import * as m0009 from './0009_alert_counts.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_tenant_versions': m0006,
   '0007_interaction_counts': m0007,
   '0008_list_indexes': m0008,
+  '0009_alert_counts': m0009,
 };

@@ -1,4 +1,5 @@
 import type { Timestamp } from '../../db/types.js';
+import type { Severity } from '../interactions/interactions.tables.js';
 import type { Granularity } from './buckets.js';
 
 /** Columns both count tables share: what an aggregate row counts. */
@@ -25,7 +26,21 @@ export interface InteractionCountDeltasTable extends CountedDimensions {
   bucket: Timestamp;
 }
 
+/** Open alerts created in a bucket, by severity (resolving one takes it out). */
+export interface AlertCountsTable {
+  tenant_id: string;
+  granularity: Granularity;
+  bucket: Timestamp;
+  severity: Severity;
+  count: string | number;
+}
+
+/** What writes to alerts added or removed per hour, until the compaction moves it. */
+export type AlertCountDeltasTable = Omit<AlertCountsTable, 'granularity'>;
+
 export interface CountsTables {
   interaction_counts: InteractionCountsTable;
   interaction_count_deltas: InteractionCountDeltasTable;
+  alert_counts: AlertCountsTable;
+  alert_count_deltas: AlertCountDeltasTable;
 }

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { Deps } from '../../deps.js';
 import type { RequestContext } from '../../lib/context.js';
+import { openAlertsBySeverity } from '../counts/alert-sums.js';
 import { splitTime } from '../counts/buckets.js';
 import { bucketRows } from '../counts/sums.js';
 import { type DateRange, parseDateRange } from '../interactions/dates.js';
@@ -19,7 +20,7 @@ export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFi
   const db = deps.store.db;
   const [groups, severities] = await Promise.all([
     countInteractionGroups(db, ctx.tenantId, range),
-    countOpenAlertsBySeverity(db, ctx.tenantId, range),
+    openAlertsBySeverity(db, ctx.tenantId, range),
   ]);
   let total = 0;
   const bySource: Record<Source, number> = { browser_extension: 0, proxy: 0, endpoint_agent: 0, api: 0 };
@@ -91,11 +92,4 @@ async function countInteractionGroups(db: Kysely<Database>, tenantId: string, ra
     union all
     select 'source', source, risk_bucket, sum(count) from by_dimension group by source, risk_bucket`.execute(db);
   return rows;
-}
-
-function countOpenAlertsBySeverity(db: Kysely<Database>, tenantId: string, range: DateRange) {
-  let query = db.selectFrom('alerts').where('tenant_id', '=', tenantId).where('status', '=', 'open');
-  if (range.start) query = query.where('created_at', '>=', range.start);
-  if (range.end) query = query.where('created_at', '<=', range.end);
-  return query.select((eb) => ['severity', eb.fn.countAll<number>().as('count')]).groupBy('severity').execute();
 }
