@@ -113,13 +113,25 @@ export async function seed(store, { rows, otherRows, log }) {
   return { tenantId, ...range, seconds };
 }
 
-/** The build's schema: a seeded database made by other migrations (or other versions of them) is seeded again. */
-async function schemaFingerprint() {
+/**
+ * The build's migrations, each named with a hash of its code. A seed made by a prefix of them is
+ * kept (released migrations never change; the service applies the newer ones when it starts);
+ * one made by others is seeded again.
+ */
+async function migrationFingerprints() {
   const folder = new URL('../../dist/db/migrations/', import.meta.url);
-  const files = readdirSync(folder).filter((name) => name.endsWith('.js')).sort();
-  const hash = createHash('sha256');
-  for (const name of files) hash.update(name).update(readFileSync(new URL(name, folder)));
-  return `${files.at(-2)}:${hash.digest('hex').slice(0, 12)}`;
+  const files = readdirSync(folder).filter((name) => /^\d{4}_.*\.js$/.test(name)).sort();
+  return files.map((name) => `${name}:${createHash('sha256').update(readFileSync(new URL(name, folder))).digest('hex').slice(0, 12)}`);
+}
+
+function seededByPrefixOf(storedMigrations, current) {
+  let stored;
+  try {
+    stored = JSON.parse(storedMigrations);
+  } catch {
+    return false;
+  }
+  return Array.isArray(stored) && stored.length <= current.length && stored.every((migration, i) => migration === current[i]);
 }
 
 async function openStore(env) {
@@ -145,10 +157,11 @@ export async function seededPostgres(adminUrl, { rows, otherRows, log }) {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const env = { DATABASE_URL: url.toString() };
-  const marker = { version: SEED_VERSION, rows, migration: await schemaFingerprint() };
+  const migrations = await migrationFingerprints();
+  const marker = { version: SEED_VERSION, rows, migration: JSON.stringify(migrations) };
   const existing = process.env.BENCH_RESEED === '1' ? undefined : await withClient(url.toString(), async (client) =>
     (await client.query('select * from bench_seed')).rows[0]).catch(() => undefined);
-  if (existing && existing.version === marker.version && Number(existing.rows) === rows && existing.migration === marker.migration) {
+  if (existing && existing.version === marker.version && Number(existing.rows) === rows && seededByPrefixOf(existing.migration, migrations)) {
     log(`  reusing ${name} (${rows.toLocaleString('en')} rows, seeded ${existing.seeded_at.toISOString()}; BENCH_RESEED=1 seeds again)`);
     return { env, url: url.toString(), tenantId: existing.tenant_id, start: existing.span_start, end: existing.span_end, seconds: undefined };
   }

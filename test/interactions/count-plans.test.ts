@@ -16,13 +16,13 @@ const UNALIGNED = { start: new Date('2024-03-10T10:17:23.456Z'), end: new Date('
  * kept small by the compaction.
  */
 const CASES: Array<[string, Partial<ListCriteria>, RegExp[]]> = [
-  ['no filter', {}, [/interaction_counts_pk/]],
+  ['no filter', {}, [/interaction_counts_(pk|rollup_idx)/]],
   ['platform_id', { platform_id: 'openai' }, [/interaction_counts_pk/]],
   ['risk_score_min on a threshold', { risk_score_min: 0.8 }, [/interaction_counts_pk/]],
   ['risk_score_min between thresholds', { risk_score_min: 0.85 }, [/interaction_counts_pk/, /interactions_risk_idx/]],
-  ['classification_type', { classification_type: 'IBAN' }, [/interaction_counts_pk/]],
+  ['classification_type', { classification_type: 'IBAN' }, [/interaction_counts_(pk|rollup_idx)/]],
   ['source and direction', { source: 'proxy', direction: 'inbound' }, [/interaction_counts_pk/]],
-  ['a day not aligned to hours', { range: UNALIGNED }, [/interaction_counts_pk/, /interactions_time_idx/]],
+  ['a day not aligned to hours', { range: UNALIGNED }, [/interaction_counts_(pk|rollup_idx)/, /interactions_time_idx/]],
   ['a day not aligned to hours, by platform', { range: UNALIGNED, platform_id: 'claude' }, [/interactions_platform_idx/]],
   ['less than an hour', { range: { start: new Date('2024-03-10T10:17:00Z'), end: new Date('2024-03-10T10:47:00Z') } },
     [/interactions_time_idx/]],

@@ -73,18 +73,25 @@ interface GroupRow {
 async function countInteractionGroups(db: Kysely<Database>, tenantId: string, range: DateRange): Promise<GroupRow[]> {
   const time = splitTime(range.start, range.end);
   const edges = time.edges.map((edge) => sql`
-    select t.type as classification_type, i.platform_id, i.source, i.direction, interaction_risk_bucket(i.risk_score) as risk_bucket, 1 as count
+    select t.type as classification_type, i.platform_id, i.source, interaction_risk_bucket(i.risk_score) as risk_bucket
     from interactions i cross join lateral (
       select '' as type union all select distinct c->>'type' from jsonb_array_elements(i.classifications) c) t
     where i.tenant_id = ${tenantId} and i.timestamp >= ${new Date(edge.start)} and i.timestamp <= ${new Date(edge.end)}`);
   const edgeRows = edges.length ? sql.join(edges, sql` union all `)
-    : sql`select '' as classification_type, '' as platform_id, '' as source, '' as direction, 0::smallint as risk_bucket, 0 as count where false`;
+    : sql`select '' as classification_type, '' as platform_id, '' as source, 0::smallint as risk_bucket where false`;
   const detail = time.covered ? sql`${bucketRows(db, tenantId, { classificationType: '' }, time, 'detail')} union all ` : sql``;
   const rollup = time.covered ? sql`${bucketRows(db, tenantId, {}, time, 'rollup')} union all ` : sql``;
+  // Edges and detail rows are summed once by (platform, source, risk bucket) before the two
+  // groupings read them: a one-day range has ~8,000 detail rows and a few thousand edge rows.
   const { rows } = await sql<GroupRow>`
-    with edge as (${edgeRows}),
-    by_dimension as (${detail} select * from edge where classification_type = ''),
-    by_type as (${rollup} select * from edge)
+    with edge as (
+      select classification_type, platform_id, source, risk_bucket, count(*) as count from (${edgeRows}) e group by 1, 2, 3, 4),
+    by_dimension as (
+      select platform_id, source, risk_bucket, sum(count) as count from (
+        ${detail} select classification_type, platform_id, source, '' as direction, risk_bucket, count from edge
+        where classification_type = '') d
+      group by 1, 2, 3),
+    by_type as (${rollup} select classification_type, platform_id, source, '' as direction, risk_bucket, count from edge)
     select 'type' as kind, classification_type as key, null::smallint as risk_bucket, sum(count) as count
       from by_type group by classification_type
     union all
