@@ -10,6 +10,7 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { probeRoutes, versionRoutes } from './modules/system/system.routes.js';
+import { countRequests, metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { alertsRoutes } from './modules/alerts/alerts.routes.js';
 import { interactionsRoutes } from './modules/interactions/interactions.routes.js';
 import { policiesRoutes } from './modules/policies/policies.routes.js';
@@ -40,13 +41,15 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     reply.header('X-Request-Id', request.id);
     done();
   });
+  countRequests(app);
   app.removeContentTypeParser('text/plain');
   registerValidation(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, deps.store);
   await registerOpenApi(app);
   await app.register(authenticate, { deps });
 
   await app.register(probeRoutes, { deps });
+  await app.register(metricsRoutes, { deps });
   await app.register(
     async (api) => {
       await api.register(versionRoutes, { deps });

@@ -1,66 +1,78 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
+import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from './config.js';
+import { connectStore } from './db/connect.js';
+import type { Store } from './db/store.js';
 import { MigrationRefusedError, migrate } from './db/migrate.js';
-import { openStore } from './db/store.js';
 import { AppError } from './lib/errors.js';
+import { StartupError } from './lib/startup-error.js';
 import { runWorkers, serve } from './main.js';
 import { createTenant } from './modules/tenants/tenants.service.js';
 import { SERVICE_VERSION } from './version.js';
 
-const USAGE = `usage: ugs <command>
-  serve                                   run the API and its workers (default)
-  worker                                  run only the background workers (webhook deliveries, mail, counts)
-  migrate                                 apply migrations, including those of a new major version
-  tenant create --name NAME --admin-email EMAIL [--admin-password PASSWORD]
-  version                                 print the release version`;
+/** Commands that run and return their exit code; `serve` and `worker` keep the process running. */
+function program(run: (work: () => Promise<number | 'running'>) => void): Command {
+  const cli = new Command('ugs')
+    .description('Usage-governance service: the API, its workers, and administration commands.')
+    .version(SERVICE_VERSION, '-v, --version', 'print the release version')
+    .helpCommand('help [command]', 'print the help of a command')
+    .showHelpAfterError('(run `ugs help` for the commands)')
+    .exitOverride()
+    .addHelpText('after', '\nConfiguration comes from environment variables (README.md, "Configuration").');
 
-async function main(argv: string[]): Promise<number> {
-  const [command = 'serve', ...rest] = argv;
-  if (command === 'version') {
-    process.stdout.write(`${SERVICE_VERSION}\n`);
-    return 0;
-  }
-  const config = loadConfig();
-  if (command === 'serve') {
-    await serve(config);
-    return -1; // keeps running
-  }
-  if (command === 'worker') {
-    await runWorkers(config);
-    return -1; // keeps running
-  }
-  const store = await openStore({
-    databaseUrl: config.databaseUrl, dataDir: config.dataDir,
-    poolSize: config.databasePoolSize, poolTimeoutMs: config.databasePoolTimeoutMs,
-    embedded: { durableCommits: config.embeddedDurableCommits, sharedBuffersMb: config.embeddedSharedBuffersMb },
-  });
-  try {
-    if (command === 'migrate') {
+  cli.command('serve')
+    .description('run the API and its background workers (the default command)')
+    .action(() => run(async () => {
+      await serve(loadConfig());
+      return 'running';
+    }));
+
+  cli.command('worker')
+    .description('run only the background workers (webhook deliveries, mail, counts, history purge)')
+    .action(() => run(async () => {
+      await runWorkers(loadConfig());
+      return 'running';
+    }));
+
+  cli.command('migrate')
+    .description('apply the pending migrations, including those of a new major version')
+    .action(() => run(() => withStore(async (store) => {
       const { applied } = await migrate(store.db, { allowMajorUpgrade: true });
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'the schema is up to date\n');
-      return 0;
-    }
-    if (command === 'tenant' && rest[0] === 'create') {
-      const { values } = parseArgs({
-        args: rest.slice(1),
-        options: { name: { type: 'string' }, 'admin-email': { type: 'string' }, 'admin-password': { type: 'string' } },
-      });
-      if (!values.name || !values['admin-email']) throw new UsageError('tenant create needs --name and --admin-email');
+    })));
+
+  cli.command('version').description('print the release version').action(() => run(async () => {
+    process.stdout.write(`${SERVICE_VERSION}\n`);
+    return 0;
+  }));
+
+  const tenant = cli.command('tenant').description('manage tenants');
+  tenant.command('create')
+    .description('create a tenant and its first admin')
+    .requiredOption('--name <name>', "the tenant's name")
+    .requiredOption('--admin-email <email>', "the first admin's email")
+    .option('--admin-password <password>', 'the first admin\'s password (default: generated and printed once)')
+    .action((options: { name: string; adminEmail: string; adminPassword?: string }) => run(() => withStore(async (store) => {
       await migrate(store.db);
-      const password = values['admin-password'] ?? generatedPassword();
+      const password = options.adminPassword ?? generatedPassword();
       const created = await createTenant(store.db, {
-        name: values.name, adminEmail: values['admin-email'], adminPassword: password,
+        name: options.name, adminEmail: options.adminEmail, adminPassword: password,
       }, new Date());
       process.stdout.write(`${JSON.stringify({
         tenant_id: created.tenantId,
         admin_id: created.adminId,
-        admin_email: values['admin-email'],
-        ...(values['admin-password'] ? {} : { admin_password: password }),
+        admin_email: options.adminEmail,
+        ...(options.adminPassword ? {} : { admin_password: password }),
       }, null, 2)}\n`);
-      return 0;
-    }
-    throw new UsageError(`unknown command: ${[command, ...rest].join(' ')}`);
+    })));
+  return cli;
+}
+
+async function withStore(work: (store: Store) => Promise<void>): Promise<number> {
+  const store = await connectStore(loadConfig());
+  try {
+    await work(store);
+    return 0;
   } finally {
     await store.close();
   }
@@ -70,17 +82,35 @@ function generatedPassword(): string {
   return `Aa1${crypto.getRandomValues(new Uint8Array(16)).reduce((s, b) => s + b.toString(16).padStart(2, '0'), '')}`;
 }
 
-class UsageError extends Error {}
+/** What the operator reads when a command fails: one line for the failures we expect. */
+function describeFailure(error: unknown): string {
+  const expected = error instanceof ConfigError || error instanceof MigrationRefusedError
+    || error instanceof AppError || error instanceof StartupError;
+  if (expected) return `error: ${error.message}`;
+  return error instanceof Error ? error.stack ?? error.message : String(error);
+}
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code >= 0) process.exitCode = code;
-  },
-  (error: unknown) => {
-    if (error instanceof UsageError) process.stderr.write(`${error.message}\n${USAGE}\n`);
-    else if (error instanceof ConfigError || error instanceof MigrationRefusedError || error instanceof AppError) {
-      process.stderr.write(`${error.message}\n`);
-    } else process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exitCode = error instanceof UsageError ? 2 : 1;
-  },
-);
+/** No arguments at all means `serve` (commander's default command would take an unknown one as its argument). */
+function withDefaultCommand(args: string[]): string[] {
+  return args.length === 0 ? ['serve'] : args;
+}
+
+// Every command ends the process itself: a store or a pool left open must not keep it alive.
+function exit(code: number): never {
+  process.exit(code);
+}
+
+try {
+  program((work) => {
+    work().then((result) => {
+      if (result !== 'running') exit(result);
+    }, (error: unknown) => {
+      process.stderr.write(`${describeFailure(error)}\n`);
+      exit(1);
+    });
+  }).parse(withDefaultCommand(process.argv.slice(2)), { from: 'user' });
+} catch (error) {
+  // Help and version exit 0; wrong arguments 2 (commander has printed what is wrong).
+  if (error instanceof CommanderError) exit(error.exitCode === 0 ? 0 : 2);
+  throw error;
+}

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isStrongPassword } from './lib/passwords.js';
 
 /**
@@ -11,6 +12,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Connections to PostgreSQL in one process. */
   databasePoolSize: number;
+  /** How long a start keeps retrying to reach PostgreSQL before it exits non-zero. */
+  databaseConnectTimeoutMs: number;
   /** Longest a request waits for a store connection or for its group commit to start before a 503. */
   databasePoolTimeoutMs: number;
   /** Interactions waiting for a group commit in one process; past it, creates get a 503 at once. */
@@ -44,6 +47,8 @@ export interface Config {
   rateLimitPerMinute: number;
   loginMaxFailures: number;
   shutdownDelayMs: number;
+  /** Bearer token `GET /metrics` requires; undefined: the metrics are open (keep the port private). */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -102,6 +107,27 @@ function email(env: Env, name: string): string | undefined {
   return raw;
 }
 
+function pemFile(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(raw, 'utf8');
+  } catch (error) {
+    throw new ConfigError(name, `a readable PEM file of CA certificates (${(error as { code?: string }).code ?? 'unreadable'})`, raw);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(name, 'a PEM file of CA certificates', raw);
+  return raw;
+}
+
+function token(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw !== undefined && !/^[\x21-\x7e]{16,}$/.test(raw)) {
+    throw new ConfigError(name, 'at least 16 printable characters without spaces', '<hidden>');
+  }
+  return raw;
+}
+
 function delays(env: Env, name: string, fallback: number[]): number[] {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
@@ -134,6 +160,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     databasePoolTimeoutMs: integer(env, 'DATABASE_POOL_TIMEOUT_MS', 5000, 1, 600_000),
+    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 15_000, 0, 3_600_000),
     ingestMaxPending: integer(env, 'INGEST_MAX_PENDING', 20_000, 1, 10_000_000),
     embeddedDurableCommits: boolean(env, 'EMBEDDED_DURABLE_COMMITS', true),
     embeddedSharedBuffersMb: integer(env, 'EMBEDDED_SHARED_BUFFERS_MB', 16, 1, 1024),
@@ -147,7 +174,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookRetryDelaysMs: delays(env, 'WEBHOOK_RETRY_DELAYS_MS', [0, 5000, 30000, 300000, 1800000]),
     webhookTimeoutMs,
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
-    webhookCaFile: read(env, 'WEBHOOK_CA_FILE'),
+    webhookCaFile: pemFile(env, 'WEBHOOK_CA_FILE'),
     webhookLeaseMs: integer(env, 'WEBHOOK_LEASE_MS', 10_000, 1000, 3_600_000),
     webhookConcurrency,
     webhookConcurrencyPerWebhook: integer(env, 'WEBHOOK_CONCURRENCY_PER_WEBHOOK', Math.min(200, webhookConcurrency), 1, webhookConcurrency),
@@ -158,5 +185,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60000, 0, 100_000_000),
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 1, 1_000_000),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 25_000),
+    metricsToken: token(env, 'METRICS_TOKEN'),
   });
 }

@@ -3,8 +3,10 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
+import { connectStore } from './db/connect.js';
 import { migrate } from './db/migrate.js';
-import { openStore } from './db/store.js';
+import type { Store } from './db/store.js';
+import { StartupError } from './lib/startup-error.js';
 import { systemClock } from './lib/clock.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './modules/tenants/bootstrap.js';
 import { SERVICE_VERSION } from './version.js';
@@ -18,11 +20,17 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   const deps = await openMigratedStore(config, logger);
   const { store } = deps;
 
-  const bootstrap = await bootstrapIfEmpty(store, config, deps.clock.now());
-  if (bootstrap) announceBootstrap(bootstrap, config, logger);
-
-  const app = await buildApp(deps);
-  const workers = config.serveWorkers ? createWorkers(deps, logger) : [];
+  const { app, workers } = await closingStoreOnFailure(store, async () => {
+    const bootstrap = await bootstrapIfEmpty(store, config, deps.clock.now());
+    if (bootstrap) announceBootstrap(bootstrap, config, logger);
+    const built = await buildApp(deps);
+    const started = { app: built, workers: config.serveWorkers ? createWorkers(deps, logger) : [] };
+    await built.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
+      await built.close();
+      throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${listenFailure(error)}`);
+    });
+    return started;
+  });
 
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'fatal error; shutting down');
@@ -36,7 +44,6 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     logger.info('shutdown complete');
   });
 
-  await app.listen({ port: config.port, host: config.host });
   for (const worker of workers) await worker.start();
   logger.info({ version: SERVICE_VERSION, port: config.port, store: store.kind }, `service ${SERVICE_VERSION} listening`);
 }
@@ -48,7 +55,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
 export async function runWorkers(config: Readonly<Config>): Promise<void> {
   const logger = pino({ level: config.logLevel });
   const deps = await openMigratedStore(config, logger);
-  const workers = createWorkers(deps, logger);
+  const workers = await closingStoreOnFailure(deps.store, async () => createWorkers(deps, logger));
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'fatal error; stopping the workers');
     logger.info({ signal }, 'stopping the workers');
@@ -61,17 +68,28 @@ export async function runWorkers(config: Readonly<Config>): Promise<void> {
 }
 
 async function openMigratedStore(config: Readonly<Config>, logger: Logger): Promise<Deps> {
-  const store = await openStore({
-    databaseUrl: config.databaseUrl, dataDir: config.dataDir,
-    poolSize: config.databasePoolSize, poolTimeoutMs: config.databasePoolTimeoutMs,
-    embedded: { durableCommits: config.embeddedDurableCommits, sharedBuffersMb: config.embeddedSharedBuffersMb },
-  });
-  const { applied } = await migrate(store.db).catch(async (error: unknown) => {
-    await store.close();
-    throw error;
-  });
+  const store = await connectStore(config, logger);
+  const { applied } = await closingStoreOnFailure(store, () => migrate(store.db));
   logger.info({ version: SERVICE_VERSION, store: store.kind, migrationsApplied: applied }, 'store ready');
   return { config, store, clock: systemClock, lifecycle: { migrated: true, shuttingDown: false } };
+}
+
+/** Runs a step of the start; if it fails, closes the store before passing the failure on. */
+async function closingStoreOnFailure<T>(store: Store, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw error;
+  }
+}
+
+function listenFailure(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'EADDRINUSE') return 'the address is already in use (EADDRINUSE)';
+  if (code === 'EACCES') return 'permission denied (EACCES)';
+  if (code === 'EADDRNOTAVAIL') return 'no such address on this machine (EADDRNOTAVAIL)';
+  return error instanceof Error ? error.message : String(error);
 }
 
 function announceBootstrap(result: BootstrapResult, config: Readonly<Config>, logger: Logger): void {

@@ -1,5 +1,6 @@
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { countingConnections, type PoolStats } from './connection-counts.js';
 import { EMBEDDED_DEFAULTS, createPglite, type EmbeddedSettings } from './pglite.js';
 import type { Database } from './types.js';
 
@@ -13,6 +14,8 @@ export interface Store {
   ping(): Promise<void>;
   /** Calls `onNotify` for each NOTIFY on `channel`; returns a function that stops listening. */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /** Connections open, idle, and queries waiting for one (the metrics). */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 }
 
@@ -40,7 +43,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
 async function openPglite(dataDir: string | undefined, settings: EmbeddedSettings): Promise<Store> {
   const pglite = await createPglite(dataDir, settings);
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  const counted = countingConnections(new PGliteDialect({ pglite }));
+  const db = new Kysely<Database>({ dialect: counted.dialect });
   return {
     kind: 'pglite',
     db,
@@ -49,6 +53,7 @@ async function openPglite(dataDir: string | undefined, settings: EmbeddedSetting
       await sql`select 1`.execute(db);
     },
     listen: async (channel, onNotify) => pglite.listen(channel, onNotify),
+    poolStats: counted.stats,
     close: () => db.destroy(),
   };
 }
@@ -66,6 +71,7 @@ async function openPostgres(connectionString: string, max: number, connectionTim
       await sql`select 1`.execute(db);
     },
     listen: async (channel, onNotify) => listenPostgres(connectionString, channel, onNotify),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };
 }

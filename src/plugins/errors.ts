@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors.js';
 import { isStoreUnavailable } from '../db/store-errors.js';
+import { storeOutages } from '../db/store-outages.js';
+import type { Store } from '../db/store.js';
 
 interface ErrorBody {
   error: string;
@@ -11,10 +13,12 @@ interface ErrorBody {
 const BAD_VALUE_CODES = new Set(['22P02', '22003', '22007', '22008', '22001', '22023', '22021', '54000']);
 
 /** Turns every failure into the contract's `{error, code, details?}` body; never a stack trace. */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, store: Store): void {
+  const outages = storeOutages(store, app.log);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = mapError(error);
-    if (mapped.status >= 500) {
+    // A store outage is a few warn lines in all (store-outages.ts), not a stack trace per request.
+    if (mapped.status >= 500 && !outages.record(error, 'request')) {
       request.log.error({ err: error }, 'request failed');
     }
     if (mapped.retryAfterSeconds !== undefined) reply.header('Retry-After', String(mapped.retryAfterSeconds));

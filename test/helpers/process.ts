@@ -41,18 +41,24 @@ export class ServiceProcess {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   }
 
-  static start(args: string[], env: Record<string, string>): ServiceProcess {
+  static start(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): ServiceProcess {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: options.cwd,
     });
     return new ServiceProcess(child);
   }
 
   /** Runs a CLI command to completion. */
-  static async run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const proc = ServiceProcess.start(args, env);
+  static async run(
+    args: string[], env: Record<string, string>, options: { cwd?: string; killAfterMs?: number } = {},
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const proc = ServiceProcess.start(args, env, options);
+    // A command that hangs is killed, and then has no exit code (null).
+    const killer = options.killAfterMs ? setTimeout(() => proc.child.kill('SIGKILL'), options.killAfterMs) : undefined;
     const code = await proc.exited;
+    clearTimeout(killer);
     return { code, stdout: proc.stdout, stderr: proc.stderr };
   }
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/types.js';
 import type { Deps } from '../../deps.js';
 import { Poller } from '../../lib/poller.js';
+import { logFailure } from '../../db/store-outages.js';
 
 /** Deltas moved per transaction: bounds its locks and its memory. */
 export const COMPACTION_BATCH = 20_000;
@@ -104,7 +105,7 @@ export class CountsCompactionWorker {
 
   constructor(private readonly deps: Deps, logger: Logger, intervalMs = 1000) {
     this.poller = new Poller(() => this.compact(), intervalMs,
-      (error) => logger.warn({ err: error }, 'interaction counts compaction failed; will retry'));
+      (error) => logFailure(deps.store, logger, 'warn', error, 'interaction counts compaction failed; will retry'));
   }
 
   async start(): Promise<void> {

@@ -7,8 +7,10 @@ import { JOBS_CHANNEL } from './fan-out.js';
 import { claimJobs, jobKey, releaseLeases, renewLeases, type ClaimedJob, type Lane } from './queue.js';
 import { LaneLimits } from './lanes.js';
 import { OutcomeRecorder } from './recorder.js';
-import { Sender } from './sender.js';
+import { type AttemptOutcome, Sender } from './sender.js';
 import { deliveryHeaders } from './signing.js';
+import { logFailure } from '../../db/store-outages.js';
+import { serviceMetrics } from '../metrics/metrics.js';
 
 export interface DeliveryWorkerOptions {
   /** How often to look for due work when nothing woke the worker (ms). */
@@ -61,7 +63,7 @@ export class DeliveryWorker {
     this.sender = new Sender(config);
     this.recorder = new OutcomeRecorder(deps, this.leaseId, logger, (completion) => this.held.delete(jobKey(completion.job)));
     this.claimer = new Poller(() => this.claim(), options.pollIntervalMs ?? 1000,
-      (error) => logger.error({ err: error }, 'webhook claim failed; will retry'));
+      (error) => logFailure(deps.store, logger, 'error', error, 'webhook claim failed; will retry'));
   }
 
   async start(): Promise<void> {
@@ -129,7 +131,8 @@ export class DeliveryWorker {
     }, (error: unknown) => {
       // Not recorded: its lease lapses and the attempt is made again.
       this.held.delete(jobKey(job));
-      this.logger.error({ err: error, webhookId: job.webhook_id, eventId: job.event_id }, 'webhook attempt failed unexpectedly');
+      logFailure(this.deps.store, this.logger, 'error', error, 'webhook attempt failed unexpectedly',
+        { webhookId: job.webhook_id, eventId: job.event_id });
     }).finally(() => {
       const wasFull = this.freeSlots(retry) === 0;
       const laneWants = this.lanes.finished(lane, success);
@@ -166,6 +169,7 @@ export class DeliveryWorker {
     });
     const outcome = await this.sender.send({ url: job.url, headers, body: job.payload });
     this.recorder.add({ job, deliveryId, attemptedAt, outcome });
+    countAttempt(job, outcome, this.deps.clock.now());
     return outcome.success;
   }
 
@@ -173,7 +177,16 @@ export class DeliveryWorker {
     if (this.held.size === 0) return;
     const until = new Date(this.deps.clock.now().getTime() + this.deps.config.webhookLeaseMs);
     await renewLeases(this.deps.store.db, this.leaseId, until).catch((error: unknown) => {
-      this.logger.warn({ err: error }, 'webhook leases not renewed; will retry');
+      logFailure(this.deps.store, this.logger, 'warn', error, 'webhook leases not renewed; will retry');
     });
+  }
+}
+
+function countAttempt(job: ClaimedJob, outcome: AttemptOutcome, now: Date): void {
+  const labels = { outcome: outcome.success ? 'delivered' : outcome.statusCode > 0 ? 'http_error' : 'no_response' };
+  serviceMetrics.webhookAttempts.inc(labels);
+  serviceMetrics.webhookAttemptDuration.observe(labels, outcome.responseTimeMs / 1000);
+  if (outcome.success) {
+    serviceMetrics.webhookDeliveryLatency.observe(Math.max(0, now.getTime() - job.event_created_at.getTime()) / 1000);
   }
 }

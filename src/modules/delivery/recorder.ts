@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Deps } from '../../deps.js';
 import { recordCompletions, type AttemptResult, type Completion } from './completions.js';
+import { logFailure } from '../../db/store-outages.js';
 
 /** Outcomes recorded in one transaction at most, and how long one waits for others to join it. */
 const FLUSH_MAX = 500;
@@ -68,7 +69,8 @@ export class OutcomeRecorder {
         else this.pending.unshift(...batch);
         this.limit = Math.max(1, Math.floor(batch.length / 2));
         retryIn = FLUSH_RETRY_MS;
-        this.logger.warn({ err: error, attempts: batch.length }, 'webhook attempts not recorded yet; will retry');
+        logFailure(this.deps.store, this.logger, 'warn', error, 'webhook attempts not recorded yet; will retry',
+          { attempts: batch.length });
       })
       .finally(() => {
         this.flushing = undefined;

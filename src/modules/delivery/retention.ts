@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Deps } from '../../deps.js';
+import { logFailure } from '../../db/store-outages.js';
 
 export interface RetentionOptions {
   /** How often the purge runs (ms). */
@@ -79,7 +80,7 @@ export class RetentionWorker {
       this.running = purgeDeliveryHistory(this.deps)
         .then((purged) => {
           if (purged.deliveries + purged.messages > 0) this.logger.info(purged, 'delivery history purged');
-        }, (error: unknown) => this.logger.warn({ err: error }, 'delivery history purge failed; will retry'))
+        }, (error: unknown) => logFailure(this.deps.store, this.logger, 'warn', error, 'delivery history purge failed; will retry'))
         .finally(() => {
           this.running = undefined;
           if (!this.stopped) this.schedule(this.options.intervalMs ?? 10 * 60 * 1000);

@@ -4,6 +4,7 @@ import { prefixedId } from '../../lib/ids.js';
 import { jsonOf } from '../../lib/json-once.js';
 import { fanOut, type QueuedEvent } from '../delivery/fan-out.js';
 import type { EventType } from './catalog.js';
+import { serviceMetrics } from '../metrics/metrics.js';
 
 /** The body of every webhook delivery. */
 export interface EventEnvelope<T = unknown> {
@@ -38,6 +39,8 @@ export async function emit(tx: Db, tenantId: string, eventType: EventType, data:
 export async function emitMany(tx: Db, tenantId: string, events: readonly EmitInput[], now: Date): Promise<EventEnvelope[]> {
   const envelopes = events.map((event) => toEnvelope(tenantId, event, now));
   await fanOut(tx, toQueuedEvents(envelopes), now);
+  // Counted when written: the rare transaction that then rolls back is counted too.
+  for (const envelope of envelopes) serviceMetrics.eventsEmitted.inc({ event_type: envelope.event_type });
   return envelopes;
 }
 

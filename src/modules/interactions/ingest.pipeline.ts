@@ -3,7 +3,7 @@ import { isStoreUnavailable } from '../../db/store-errors.js';
 import { AppError } from '../../lib/errors.js';
 import { GroupCommitter, type Outcome } from '../../lib/group-commit.js';
 import { CredentialChangedError } from '../auth/credential-cache.js';
-import { type FanOutRows, planFanOut, wakeWorkers } from '../delivery/fan-out.js';
+import { type FanOutRows, type QueuedEvent, planFanOut, wakeWorkers } from '../delivery/fan-out.js';
 import { toQueuedEvents } from '../events/outbox.js';
 import { policyCacheFor } from '../policies/policies.cache.js';
 import {
@@ -14,6 +14,7 @@ import { prepareIngest } from './interactions.ingest.js';
 import { insertIngested } from './interactions.repo.js';
 import type { InteractionResponse } from './interactions.schemas.js';
 import type { ValidInteraction } from './interactions.validation.js';
+import { serviceMetrics } from '../metrics/metrics.js';
 
 /** One create request (single or batch) of one tenant, waiting for its group commit. */
 export interface IngestRequest {
@@ -70,6 +71,7 @@ export function submitIngest(deps: Deps, request: IngestRequest): Promise<Create
 async function commitGroup(deps: Deps, requests: IngestRequest[]): Promise<Outcome<CreateResponse>[]> {
   const now = deps.clock.now();
   let fanOut: FanOutRows | undefined;
+  let written: { interactions: number; events: QueuedEvent[] } = { interactions: 0, events: [] };
   const stored = await deps.store.db.transaction().execute(async (tx) => {
     const { versions, subscriptions } = await readGroupContext(tx, [...new Set(requests.map((request) => request.tenantId))].sort());
     const policies = await policyCacheFor(deps).enabledPolicies(tx, versions);
@@ -86,13 +88,17 @@ async function commitGroup(deps: Deps, requests: IngestRequest[]): Promise<Outco
 
     const writing = prepared.filter((_, i) => writes[i]);
     const interactions = writing.flatMap((p) => p.interactions);
-    fanOut = planFanOut(toQueuedEvents(writing.flatMap((p) => p.events)), subscriptions);
+    const events = toQueuedEvents(writing.flatMap((p) => p.events));
+    fanOut = planFanOut(events, subscriptions);
+    written = { interactions: interactions.length, events };
     if (interactions.length > 0) await insertIngested(tx, interactions, writing.flatMap((p) => p.alerts), fanOut, now);
     return responses.map((response, i) => (writes[i] ? response : credentialChanged[i] ? 'credential changed' : undefined));
   });
   // Woken after the commit, not by a NOTIFY inside it: PostgreSQL holds a global lock from a
   // notifying commit until its WAL is flushed, which would serialise concurrent group commits.
   if (fanOut) wakeWorkers(deps.store.db).catch(() => {}); // a lost wake-up is caught by the workers' poll
+  serviceMetrics.interactionsStored.inc(written.interactions);
+  for (const event of written.events) serviceMetrics.eventsEmitted.inc({ event_type: event.eventType });
   const keyedTenants = new Set(requests.filter((request) => request.idempotency).map((request) => request.tenantId));
   await Promise.all([...keyedTenants].map((tenantId) => purgeExpiredKeys(deps, tenantId, now)));
   return Promise.all(requests.map(async (request, i): Promise<Outcome<CreateResponse>> => {

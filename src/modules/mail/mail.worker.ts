@@ -5,6 +5,8 @@ import type { Clock } from '../../lib/clock.js';
 import { Poller } from '../../lib/poller.js';
 import { MAIL_CHANNEL } from './mail.queue.js';
 import type { Mailer } from './mailer.js';
+import { logFailure } from '../../db/store-outages.js';
+import { serviceMetrics } from '../metrics/metrics.js';
 
 const LEASE_MS = 60_000;
 const MAX_ATTEMPTS = 8;
@@ -22,9 +24,8 @@ export class MailWorker {
     private readonly logger: Logger,
     pollIntervalMs = 1000,
   ) {
-    this.poller = new Poller(() => this.sendDue(), pollIntervalMs, (error) =>
-      logger.error({ err: error }, 'mail worker failed; will retry'),
-    );
+    this.poller = new Poller(() => this.sendDue(), pollIntervalMs,
+      (error) => logFailure(store, logger, 'error', error, 'mail worker failed; will retry'));
   }
 
   async start(): Promise<void> {
@@ -53,7 +54,11 @@ export class MailWorker {
 
     for (const mail of claimed.rows) {
       try {
-        await this.mailer.send({ to: mail.recipient, subject: mail.subject, text: mail.body_text });
+        await this.mailer.send({ to: mail.recipient, subject: mail.subject, text: mail.body_text }).catch((error: unknown) => {
+          serviceMetrics.mailsSent.inc({ outcome: 'failed' });
+          throw error;
+        });
+        serviceMetrics.mailsSent.inc({ outcome: 'sent' });
         await this.store.db
           .updateTable('mail_outbox')
           .set({ sent_at: this.clock.now(), lease_until: null, last_error: null })
