@@ -19,10 +19,6 @@ export class StoreOutages {
 
   constructor(private readonly store: Store, private readonly logger: WarnLogger) {}
 
-  get ongoing(): boolean {
-    return this.outage !== undefined;
-  }
-
   /** Counts `error` if it says the store is unreachable (true), else leaves it to the caller (false). */
   record(error: unknown, source: string): boolean {
     if (!isStoreUnavailable(error)) return false;

@@ -15,6 +15,7 @@ const BAD_VALUE_CODES = new Set(['22P02', '22003', '22007', '22008', '22001', '2
 /** Turns every failure into the contract's `{error, code, details?}` body; never a stack trace. */
 export function registerErrorHandling(app: FastifyInstance, store: Store): void {
   const outages = storeOutages(store, app.log);
+  app.addHook('onClose', async () => outages.stop());
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = mapError(error);
     // A store outage is a few warn lines in all (store-outages.ts), not a stack trace per request.
