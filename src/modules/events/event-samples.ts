@@ -34,7 +34,11 @@ export const EXAMPLE_SEED: SampleSeed = {
   tenantId: EXAMPLE_IDS.tenant!,
   now: new Date('2026-03-02T09:15:27.482Z'),
   eventId: 'evt_01935c1e8e2373d1a9b84c5d6e7f8091',
-  id: (name) => EXAMPLE_IDS[name] ?? EXAMPLE_IDS.interaction!,
+  id: (name) => {
+    const id = EXAMPLE_IDS[name];
+    if (!id) throw new Error(`no example id named ${name}`);
+    return id;
+  },
 };
 
 /** A seed with new ids and the given time, for one delivery of a sample. */
