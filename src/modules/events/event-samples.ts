@@ -1,9 +1,9 @@
 import { prefixedId, uuidv7 } from '../../lib/ids.js';
 import type { AlertResponse } from '../alerts/alerts.schemas.js';
-import type { InteractionResponse } from '../interactions/interactions.schemas.js';
 import type { PolicyResponse } from '../policies/policies.schemas.js';
 import type { UserResponse } from '../users/users.schemas.js';
 import type { EventType } from './catalog.js';
+import type { InteractionEventData } from './event-schemas.js';
 import type { EventEnvelope } from './outbox.js';
 
 /**
@@ -69,7 +69,7 @@ export function sampleEnvelope(eventType: EventType, seed: SampleSeed): EventEnv
 const DAY_MS = 24 * 60 * 60 * 1000;
 const earlier = (seed: SampleSeed, ms: number) => new Date(seed.now.getTime() - ms).toISOString();
 
-function interaction(seed: SampleSeed, variant: 'plain' | 'violating'): InteractionResponse {
+function interaction(seed: SampleSeed, variant: 'plain' | 'violating'): InteractionEventData {
   const violating = variant === 'violating';
   return {
     id: seed.id('interaction'),
@@ -89,10 +89,7 @@ function interaction(seed: SampleSeed, variant: 'plain' | 'violating'): Interact
     direction: 'outbound',
     source: 'browser_extension',
     user_id: seed.id('endUser'),
-    // Events carry decisions without `matched_conditions` (see the catalog).
-    policy_decisions: violating
-      ? [{ policy_id: seed.id('policy'), policy_name: 'No payment card numbers', action: 'block' }] as InteractionResponse['policy_decisions']
-      : [],
+    policy_decisions: violating ? [{ policy_id: seed.id('policy'), policy_name: 'No payment card numbers', action: 'block' }] : [],
   };
 }
 

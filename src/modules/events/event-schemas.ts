@@ -1,4 +1,4 @@
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { StringEnum } from '../../lib/schemas.js';
 import { AlertSchema } from '../alerts/alerts.schemas.js';
 import { InteractionSchema, PolicyDecisionSchema } from '../interactions/interactions.schemas.js';
@@ -21,6 +21,8 @@ export const InteractionEventDataSchema = Type.Object({
     description: 'The policies that matched, strongest action first (block, coach, log)',
   }),
 }, { description: 'The interaction as the API returns it, each policy decision without `matched_conditions`' });
+
+export type InteractionEventData = Static<typeof InteractionEventDataSchema>;
 
 export const AlertEventDataSchema = Type.Object(AlertSchema.properties, { description: 'The alert as the API returns it' });
 export const PolicyEventDataSchema = Type.Object(PolicySchema.properties, { description: 'The policy as the API returns it' });
