@@ -10,6 +10,7 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { probeRoutes, versionRoutes } from './modules/system/system.routes.js';
+import { eventsRoutes } from './modules/events/events.routes.js';
 import { countRequests, metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { alertsRoutes } from './modules/alerts/alerts.routes.js';
 import { interactionsRoutes } from './modules/interactions/interactions.routes.js';
@@ -62,6 +63,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await api.register(alertsRoutes, { deps });
       await api.register(statsRoutes, { deps });
       await api.register(webhooksRoutes, { deps });
+      await api.register(eventsRoutes, { deps });
     },
     { prefix: '/api/v1' },
   );

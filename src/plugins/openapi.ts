@@ -1,10 +1,12 @@
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
+import { eventWebhooksSection } from '../modules/events/event-webhooks.openapi.js';
 import { SERVICE_VERSION } from '../version.js';
 
 /** OpenAPI 3.1 generated from the route schemas, served at /api/v1/openapi.json, browsable at /docs. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  const events = eventWebhooksSection();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -15,7 +17,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Session token or API key' } },
+        schemas: events.schemas,
       },
+      webhooks: events.webhooks,
       security: [{ bearer: [] }],
     },
   });

@@ -5,12 +5,11 @@ import { prefixedId } from '../../lib/ids.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import type { EventType } from '../events/catalog.js';
-import type { EventEnvelope } from '../events/outbox.js';
+import { freshSeed, sampleEnvelope } from '../events/event-samples.js';
 import { recordAttempts } from '../delivery/history.js';
 import { requeueEvent } from '../delivery/queue.js';
 import type { Sender } from '../delivery/sender.js';
 import { deliveryHeaders } from '../delivery/signing.js';
-import { sampleEventData } from './samples.js';
 import { findDelivery, findWebhook, listDeliveries, lockStoredEvent, toDeliveryResponse } from './webhooks.repo.js';
 
 export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId: string, request: PageRequest) {
@@ -21,21 +20,16 @@ export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId
 }
 
 /**
- * One synchronous attempt with a sample event of the requested type, signed like any other. It is
- * recorded in the history but never retried and never counts toward disabling; an inactive
- * webhook can be tested too (to check a receiver before enabling it again).
+ * One synchronous attempt with the catalog's sample of the requested type (fresh ids, the
+ * attempt's time, the caller's tenant), signed like any other. It is recorded in the history but
+ * never retried and never counts toward disabling; an inactive webhook can be tested too (to
+ * check a receiver before enabling it again).
  */
 export async function testWebhook(deps: Deps, sender: Sender, ctx: RequestContext, webhookId: string, eventType: EventType) {
   const webhook = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
   if (!webhook) throw notFound('Webhook');
   const attemptedAt = deps.clock.now();
-  const envelope: EventEnvelope = {
-    id: prefixedId('evt', attemptedAt.getTime()),
-    timestamp: attemptedAt.toISOString(),
-    event_type: eventType,
-    tenant_id: ctx.tenantId,
-    data: sampleEventData(eventType, ctx.tenantId, attemptedAt),
-  };
+  const envelope = sampleEnvelope(eventType, freshSeed(ctx.tenantId, attemptedAt));
   const body = JSON.stringify(envelope);
   const deliveryId = prefixedId('dlv', attemptedAt.getTime());
   const headers = deliveryHeaders(webhook, { deliveryId, eventId: envelope.id, eventType, body, now: attemptedAt });
