@@ -5,6 +5,7 @@ import type { Deps } from './deps.js';
 import { authenticate } from './plugins/authenticate.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { registerReferencePage } from './plugins/reference-page.js';
 import { registerValidation } from './plugins/validation.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
@@ -47,6 +48,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerValidation(app);
   registerErrorHandling(app, deps.store);
   await registerOpenApi(app);
+  await registerReferencePage(app, { documentUrl: '/api/v1/openapi.json' });
   await app.register(authenticate, { deps });
 
   await app.register(probeRoutes, { deps });

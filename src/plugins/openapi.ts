@@ -1,5 +1,4 @@
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
 import { eventWebhooksSection } from '../modules/events/event-webhooks.openapi.js';
 import { SERVICE_VERSION } from '../version.js';
@@ -27,5 +26,4 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     config: { access: { public: true } },
     schema: { hide: true },
   }, async () => app.swagger());
-  await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/api/v1/openapi.json' } });
 }

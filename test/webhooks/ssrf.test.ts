@@ -23,6 +23,10 @@ const BLOCKED_URLS = [
   'https://[64:ff9b::7f00:1]/', 'https://[2002:7f00:1::]/', 'https://[::127.0.0.1]/',
 ];
 
+/** How a refusal of a non-public target tells the way to allow it (local tests, on-premise). */
+const HINT = 'WEBHOOK_ALLOW_PRIVATE_TARGETS=true';
+const HINT_SENTENCE = 'to allow private and loopback receivers (local tests, on-premise installs), start the service with WEBHOOK_ALLOW_PRIVATE_TARGETS=true';
+
 /** Loopback in its several spellings: refused when connecting, without ever reaching the receiver. */
 const LOOPBACK_HOSTS = ['127.0.0.1', '2130706433', '0x7f000001', '0177.0.0.1', '127.1', '[::1]', '[::ffff:127.0.0.1]', 'localhost', '0.0.0.0'];
 
@@ -57,6 +61,7 @@ describe.each(STORES)('webhook target addresses [%s]', (kind) => {
       expect(response.json().code).toBe('validation_error');
       expect(response.json().details[0].path).toBe('body.url');
       expect(response.json().error, url).toMatch(/not a public address|could not be resolved/);
+      if (/not a public address/.test(response.json().error)) expect(response.json().error, url).toContain(HINT);
     }
     expect(await h.db.selectFrom('webhooks').selectAll().where('tenant_id', '=', t.tenantId).execute()).toHaveLength(0);
 
@@ -64,9 +69,27 @@ describe.each(STORES)('webhook target addresses [%s]', (kind) => {
     for (const url of BLOCKED_URLS.slice(0, 12)) {
       const response = await h.call('PUT', `/api/v1/webhooks/${accepted.id}`, { token: t.adminToken, body: { url } });
       expect(response.statusCode, url).toBe(400);
+      if (/not a public address/.test(response.json().error)) expect(response.json().error, url).toContain(HINT);
     }
     const stored = await h.db.selectFrom('webhooks').select('url').where('tenant_id', '=', t.tenantId).executeTakeFirstOrThrow();
     expect(stored.url).toBe('https://93.184.215.14/hook');
+  });
+
+  it('names the setting that allows private targets when it refuses one, at create and at update', async () => {
+    const t = await h.tenant();
+    const expected = `host 127.0.0.1 is not a public address (loopback); ${HINT_SENTENCE}`;
+    const created = await h.call('POST', '/api/v1/webhooks', { token: t.adminToken, body: { url: 'https://127.0.0.1:8443/hook', events: ['user.invited'] } });
+    expect(created.statusCode).toBe(400);
+    expect(created.json()).toEqual({
+      error: `Invalid request: body.url ${expected}`, code: 'validation_error', details: [{ path: 'body.url', message: expected }],
+    });
+    const accepted = await createWebhook(h, t, { url: 'https://93.184.215.14/hook', events: ['user.invited'] });
+    const updated = await h.call('PUT', `/api/v1/webhooks/${accepted.id}`, { token: t.adminToken, body: { url: 'https://localhost/hook' } });
+    expect(updated.statusCode).toBe(400);
+    expect(updated.json().details).toEqual([{
+      path: 'body.url', message: expect.stringMatching(/^host localhost resolves to (127\.0\.0\.1|::1), which is not a public address \(loopback\); /),
+    }]);
+    expect(updated.json().details[0].message).toContain(HINT_SENTENCE);
   });
 
   it('refuses loopback targets when connecting (test operation): status_code 0 and an error, nothing received', async () => {
@@ -77,6 +100,7 @@ describe.each(STORES)('webhook target addresses [%s]', (kind) => {
       expect(response.statusCode).toBe(200);
       expect(response.json(), host).toMatchObject({ delivered: false, status_code: 0 });
       expect(response.json().error, host).toMatch(/is not public \((loopback|IPv4-mapped|unspecified)\)/);
+      expect(response.json().error, host).toContain(HINT);
     }
     expect(receiver.requests).toHaveLength(0);
   });
@@ -90,6 +114,7 @@ describe.each(STORES)('webhook target addresses [%s]', (kind) => {
     const [attempt] = (await history()).deliveries;
     expect(attempt).toMatchObject({ status_code: 0, success: false, attempt: 1 });
     expect(attempt.error).toMatch(/refused to connect to localhost: address (127\.0\.0\.1|::1) is not public \(loopback\)/);
+    expect(attempt.error).toContain(HINT);
     expect(receiver.requests).toHaveLength(0);
   });
 });

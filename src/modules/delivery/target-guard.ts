@@ -60,10 +60,14 @@ export function blockedAddressReason(address: string): string | null {
   return match ? match.label : null;
 }
 
+/** Ends every refusal of a non-public address, at registration and at delivery alike. */
+export const PRIVATE_TARGETS_HINT =
+  'to allow private and loopback receivers (local tests, on-premise installs), start the service with WEBHOOK_ALLOW_PRIVATE_TARGETS=true';
+
 export class BlockedTargetError extends Error {
   readonly code = 'EBLOCKEDTARGET';
   constructor(host: string, address: string, reason: string) {
-    super(`refused to connect to ${host}: address ${address} is not public (${reason})`);
+    super(`refused to connect to ${host}: address ${address} is not public (${reason}); ${PRIVATE_TARGETS_HINT}`);
   }
 }
 
@@ -103,7 +107,7 @@ export async function checkTargetHost(host: string): Promise<string | null> {
   const bare = host.replace(/^\[|\]$/g, '');
   if (isIP(bare)) {
     const reason = blockedAddressReason(bare);
-    return reason ? `is not a public address (${reason})` : null;
+    return reason ? `is not a public address (${reason}); ${PRIVATE_TARGETS_HINT}` : null;
   }
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -113,7 +117,7 @@ export async function checkTargetHost(host: string): Promise<string | null> {
     const addresses = await Promise.race([resolveAll(bare), timeout]);
     for (const address of addresses) {
       const reason = blockedAddressReason(address);
-      if (reason) return `resolves to ${address}, which is not a public address (${reason})`;
+      if (reason) return `resolves to ${address}, which is not a public address (${reason}); ${PRIVATE_TARGETS_HINT}`;
     }
     return addresses.length ? null : 'does not resolve to any address';
   } catch {

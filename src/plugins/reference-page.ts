@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import scalar from '@scalar/fastify-api-reference';
+import type { FastifyInstance } from 'fastify';
+import { referenceFonts } from './reference-fonts.js';
+
+/** Where the API reference lives; Scalar serves the page at `${DOCS_PATH}/` and its script below it. */
+export const DOCS_PATH = '/docs';
+/** Where `GET /` sends a browser: the reference, until the service has a console of its own. */
+export const HOME_PAGE = `${DOCS_PATH}/`;
+
+const PAGE_TITLE = 'Usage-Governance Service API';
+
+/**
+ * The API reference page (Scalar), working with no network: its script and fonts come from this
+ * service, and every feature of the hosted product that would send the document or requests
+ * elsewhere is off. A Content-Security-Policy holds the page to this origin whatever the
+ * renderer tries.
+ */
+export async function registerReferencePage(app: FastifyInstance, options: { documentUrl: string }): Promise<void> {
+  const fonts = referenceFonts(`${DOCS_PATH}/fonts`);
+  await app.register(async (page) => {
+    page.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('X-Content-Type-Options', 'nosniff').header('Referrer-Policy', 'no-referrer');
+      if (typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html')) {
+        reply.header('Content-Security-Policy', contentSecurityPolicy(payload));
+      }
+      return payload;
+    });
+    await page.register(scalar, {
+      routePrefix: DOCS_PATH,
+      logLevel: 'warn',
+      configuration: {
+        url: options.documentUrl,
+        pageTitle: PAGE_TITLE,
+        withDefaultFonts: false,
+        customCss: fonts.css,
+        telemetry: false,
+        showDeveloperTools: 'never',
+        hideClientButton: true,
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        persistAuth: false,
+      },
+    });
+    fonts.register(page);
+  });
+
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(HOME_PAGE, 302));
+}
+
+const INLINE_SCRIPT = /<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g;
+let lastPolicy: { html: string; policy: string } | undefined;
+
+/**
+ * Scripts only from this origin plus the page's own inline start-up script, allowed by its hash
+ * (Scalar renders it with the configuration, the same for every request). Styles must allow
+ * inline: the renderer injects its stylesheet and sets `style` attributes. Fetches, fonts and
+ * images are held to this origin, so nothing on the page can reach another host.
+ */
+function contentSecurityPolicy(html: string): string {
+  if (lastPolicy?.html === html) return lastPolicy.policy;
+  const hashes = [...html.matchAll(INLINE_SCRIPT)]
+    .map(([, body]) => `'sha256-${createHash('sha256').update(body ?? '').digest('base64')}'`);
+  const policy = [
+    "default-src 'none'",
+    `script-src 'self' ${hashes.join(' ')}`.trim(),
+    "style-src 'self' 'unsafe-inline'",
+    "font-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  lastPolicy = { html, policy };
+  return policy;
+}

@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOME_PAGE } from '../../src/plugins/reference-page.js';
+import { Harness } from '../helpers/harness.js';
+import { STORES } from '../helpers/stores.js';
+
+describe.each(STORES)('API reference page and home redirect [%s]', (kind) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await Harness.start(kind);
+  });
+  afterAll(async () => h.close());
+
+  const get = (url: string) => h.app.inject({ method: 'GET', url });
+
+  it('GET / redirects to the reference page, with no token needed', async () => {
+    const response = await get('/');
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe(HOME_PAGE);
+    expect(HOME_PAGE).toBe('/docs/');
+    const followed = await get(response.headers.location as string);
+    expect(followed.statusCode).toBe(200);
+    expect(followed.headers['content-type']).toMatch(/^text\/html/);
+  });
+
+  it('answers other methods on / with the JSON 404', async () => {
+    const response = await h.app.inject({ method: 'POST', url: '/', payload: {} });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: 'No route for POST /', code: 'not_found' });
+  });
+
+  it('serves the page with a Content-Security-Policy that allows only this origin and its own inline script', async () => {
+    const page = await get('/docs/');
+    expect(page.statusCode).toBe(200);
+    const csp = String(page.headers['content-security-policy']);
+    const directives = new Map(csp.split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1)]));
+    expect(directives.get('default-src')).toEqual(["'none'"]);
+    expect(directives.get('connect-src')).toEqual(["'self'"]);
+    expect(directives.get('font-src')).toEqual(["'self'"]);
+    expect(directives.get('img-src')).toEqual(["'self'", 'data:']);
+    expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
+    const inline = [...page.body.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(([, body]) => body!);
+    expect(inline).toHaveLength(1);
+    const hash = `'sha256-${createHash('sha256').update(inline[0]!).digest('base64')}'`;
+    expect(directives.get('script-src')).toEqual(["'self'", hash]);
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+
+    // Nothing on the page names another host: the script and the document are this service's.
+    expect(page.body).not.toMatch(/(src|href)="https?:/);
+    expect(page.body).toContain('src="js/scalar.js"');
+    expect(page.body).toContain('"url": "/api/v1/openapi.json"');
+    expect(page.body).not.toContain('fonts.scalar.com');
+
+    const script = await get('/docs/js/scalar.js');
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toMatch(/^application\/javascript/);
+    expect(script.headers['content-security-policy']).toBeUndefined();
+  });
+
+  it('serves the fonts the page names, and nothing else from their packages', async () => {
+    const page = await get('/docs/');
+    const fontUrls = [...page.body.matchAll(/url\((\/docs\/fonts\/[\w.-]+)\)/g)].map(([, url]) => url!);
+    expect(fontUrls).toEqual(expect.arrayContaining([
+      '/docs/fonts/inter-latin-wght-normal.woff2', '/docs/fonts/jetbrains-mono-latin-wght-normal.woff2',
+    ]));
+    expect(page.body).toMatch(/font-family: 'Inter';/);
+    expect(page.body).toMatch(/font-family: 'JetBrains Mono';/);
+    for (const url of fontUrls) {
+      const font = await get(url);
+      expect(font.statusCode, url).toBe(200);
+      expect(font.headers['content-type']).toBe('font/woff2');
+      expect(font.rawPayload.subarray(0, 4).toString('latin1'), url).toBe('wOF2');
+    }
+
+    for (const url of ['/docs/fonts/nope.woff2', '/docs/fonts/index.css', '/docs/fonts/..%2Fpackage.json', '/docs/fonts/..%2F..%2Findex.css']) {
+      const missing = await get(url);
+      expect(missing.statusCode, url).toBe(404);
+      expect(missing.json().code, url).toBe('not_found');
+    }
+  });
+
+  it('turns off the hosted features that would send the document elsewhere', async () => {
+    const page = await get('/docs/');
+    const configuration = /createApiReference\('#app', (\{[\s\S]*?\})\)\s*<\/script>/.exec(page.body)?.[1];
+    expect(configuration).toBeDefined();
+    expect(JSON.parse(configuration!)).toMatchObject({
+      withDefaultFonts: false,
+      telemetry: false,
+      showDeveloperTools: 'never',
+      hideClientButton: true,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+    });
+  });
+});
