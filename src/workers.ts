@@ -5,6 +5,7 @@ import { logMailer, smtpMailer } from './modules/mail/mailer.js';
 import { DeliveryWorker } from './modules/delivery/delivery.worker.js';
 import { RetentionWorker } from './modules/delivery/retention.js';
 import { CountsCompactionWorker } from './modules/counts/compaction.js';
+import { DataRetentionWorker } from './modules/retention/data-retention.js';
 
 /** Something that runs beside the API until stopped. */
 export interface BackgroundWorker {
@@ -17,6 +18,8 @@ export interface WorkerOptions {
   pollIntervalMs?: number;
   /** How often the delivery history purge runs (ms). */
   retentionIntervalMs?: number;
+  /** How often tenants' interaction and audit retention is applied (ms). */
+  dataRetentionIntervalMs?: number;
 }
 
 /** The background workers `npm start` runs beside the API (and `cli worker` runs alone). */
@@ -29,5 +32,6 @@ export function createWorkers(deps: Deps, logger: Logger, options: WorkerOptions
     new DeliveryWorker(deps, logger.child({ worker: 'webhooks' }), { pollIntervalMs: options.pollIntervalMs }),
     new RetentionWorker(deps, logger.child({ worker: 'retention' }), { intervalMs: options.retentionIntervalMs }),
     new CountsCompactionWorker(deps, logger.child({ worker: 'counts' }), options.pollIntervalMs),
+    new DataRetentionWorker(deps, logger.child({ worker: 'data-retention' }), options.dataRetentionIntervalMs),
   ];
 }

@@ -16,6 +16,12 @@ export interface TenantsTable {
   id: string;
   name: string;
   created_at: Timestamp;
+  /** Days interactions and their alerts are kept; null: forever. */
+  retention_days: number | null;
+  /** Days audit entries are kept (365 or more); null: forever. */
+  audit_retention_days: number | null;
+  validate_signals: Generated<boolean>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 export interface UsersTable {

@@ -9,6 +9,7 @@ import * as m0007 from './0007_interaction_counts.js';
 import * as m0008 from './0008_list_indexes.js';
 import * as m0009 from './0009_alert_counts.js';
 import * as m0010 from './0010_count_rollup_index.js';
+import * as m0011 from './0011_tenant_settings.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_list_indexes': m0008,
   '0009_alert_counts': m0009,
   '0010_count_rollup_index': m0010,
+  '0011_tenant_settings': m0011,
 };

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
-import { errorResponses } from '../../lib/schemas.js';
 import { SERVICE_VERSION } from '../../version.js';
 
 const Probe = Type.Object({ status: Type.String(), checks: Type.Optional(Type.Record(Type.String(), Type.String())) });
@@ -46,19 +45,4 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
     },
   }, async () => ({ version: SERVICE_VERSION, store: deps.store.kind }));
 
-  app.get('/tenant', {
-    config: { access: { roles: ['admin', 'viewer'] } },
-    schema: {
-      tags: ['tenants'],
-      summary: "The caller's tenant",
-      response: {
-        200: Type.Object({ id: Type.String(), name: Type.String(), created_at: Type.String({ format: 'date-time' }) }),
-        ...errorResponses(401, 403),
-      },
-    },
-  }, async (request) => {
-    const tenant = await deps.store.db.selectFrom('tenants').selectAll().where('id', '=', request.ctx.tenantId)
-      .executeTakeFirstOrThrow();
-    return { id: tenant.id, name: tenant.name, created_at: tenant.created_at.toISOString() };
-  });
 };

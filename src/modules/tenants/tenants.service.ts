@@ -30,7 +30,7 @@ export async function createTenant(db: Kysely<Database>, input: NewTenant, now: 
   const tenantId = uuidv7(now.getTime());
   const adminId = uuidv7(now.getTime());
   await db.transaction().execute(async (tx) => {
-    await tx.insertInto('tenants').values({ id: tenantId, name: input.name.trim(), created_at: now }).execute();
+    await tx.insertInto('tenants').values({ id: tenantId, name: input.name.trim(), created_at: now, updated_at: now }).execute();
     await tx
       .insertInto('users')
       .values({

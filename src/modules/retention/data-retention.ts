@@ -1,0 +1,157 @@
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Deps } from '../../deps.js';
+import { logFailure } from '../../db/store-outages.js';
+import type { Database } from '../../db/types.js';
+import { systemContext } from '../../lib/context.js';
+import { Poller } from '../../lib/poller.js';
+import { writeAudit } from '../audit/audit.writer.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Interactions (or audit entries) deleted per statement, and the pause between two, so ingest never waits long. */
+export const RETENTION_BATCH = 1000;
+const PAUSE_MS = 20;
+/** The advisory lock (7770, tenant) that makes one replica at a time apply a tenant's retention. */
+const LOCK_CLASS = 7770;
+
+export interface TenantRetentionRun {
+  tenantId: string;
+  interactionsDeleted: number;
+  alertsDeleted: number;
+  auditEntriesDeleted: number;
+}
+
+/**
+ * Deletes, for every tenant with a retention, its interactions (and their alerts) older than
+ * `retention_days` and its audit entries older than `audit_retention_days`, oldest first, in
+ * batches of one short statement each. The counts' delete triggers keep totals and stats exact.
+ * A run that deleted anything leaves one audit entry with its counts.
+ */
+export async function applyDataRetention(deps: Deps): Promise<TenantRetentionRun[]> {
+  const tenants = await deps.store.db.selectFrom('tenants')
+    .select(['id', 'retention_days', 'audit_retention_days'])
+    .where((eb) => eb.or([eb('retention_days', 'is not', null), eb('audit_retention_days', 'is not', null)]))
+    .execute();
+  const runs: TenantRetentionRun[] = [];
+  for (const tenant of tenants) {
+    const run = await withTenantLock(deps, tenant.id, (db) => applyTenantRetention(deps, db, tenant));
+    if (run) runs.push(run);
+  }
+  return runs;
+}
+
+async function applyTenantRetention(
+  deps: Deps,
+  db: Kysely<Database>,
+  tenant: { id: string; retention_days: number | null; audit_retention_days: number | null },
+): Promise<TenantRetentionRun> {
+  const now = deps.clock.now();
+  const run: TenantRetentionRun = { tenantId: tenant.id, interactionsDeleted: 0, alertsDeleted: 0, auditEntriesDeleted: 0 };
+  const cutoff = tenant.retention_days === null ? null : new Date(now.getTime() - tenant.retention_days * DAY_MS);
+  const auditCutoff = tenant.audit_retention_days === null ? null : new Date(now.getTime() - tenant.audit_retention_days * DAY_MS);
+  if (cutoff) {
+    await inBatches(async () => {
+      const deleted = await deleteOldInteractions(db, tenant.id, cutoff);
+      run.interactionsDeleted += deleted.interactions;
+      run.alertsDeleted += deleted.alerts;
+      return deleted.interactions;
+    });
+  }
+  if (auditCutoff) {
+    run.auditEntriesDeleted = await inBatches(async () => {
+      const result = await sql`delete from audit_log where tenant_id = ${tenant.id} and id in (
+        select id from audit_log where tenant_id = ${tenant.id} and occurred_at < ${auditCutoff}
+        order by occurred_at limit ${RETENTION_BATCH})`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    });
+  }
+  if (run.interactionsDeleted + run.auditEntriesDeleted > 0) {
+    await writeAudit(db, systemContext(tenant.id), {
+      action: 'retention.applied',
+      targetType: 'tenant',
+      targetId: tenant.id,
+      details: {
+        interactions_deleted: run.interactionsDeleted,
+        alerts_deleted: run.alertsDeleted,
+        audit_entries_deleted: run.auditEntriesDeleted,
+        retention_days: tenant.retention_days,
+        audit_retention_days: tenant.audit_retention_days,
+        interactions_before: cutoff?.toISOString() ?? null,
+        audit_entries_before: auditCutoff?.toISOString() ?? null,
+      },
+    }, now);
+  }
+  return run;
+}
+
+/** One batch: the oldest interactions before `cutoff` and their alerts, in one statement. */
+async function deleteOldInteractions(db: Kysely<Database>, tenantId: string, cutoff: Date) {
+  const { rows: [row] } = await sql<{ interactions: number; alerts: number }>`
+    with doomed as (
+      select id from interactions where tenant_id = ${tenantId} and timestamp < ${cutoff}
+      order by timestamp limit ${RETENTION_BATCH}
+    ), gone_alerts as (
+      delete from alerts a using doomed d where a.tenant_id = ${tenantId} and a.interaction_id = d.id returning 1
+    ), gone as (
+      delete from interactions i using doomed d where i.tenant_id = ${tenantId} and i.id = d.id returning 1
+    )
+    select (select count(*) from gone)::int as interactions, (select count(*) from gone_alerts)::int as alerts`.execute(db);
+  return row ?? { interactions: 0, alerts: 0 };
+}
+
+async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await deleteBatch();
+    total += deleted;
+    if (deleted < RETENTION_BATCH) return total;
+    await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+  }
+}
+
+/**
+ * Runs `work` while holding the tenant's retention lock on PostgreSQL (skipped, returning null,
+ * when another replica holds it). The embedded store has one process: no lock, and its single
+ * connection is released between batches so requests interleave.
+ */
+async function withTenantLock<T>(deps: Deps, tenantId: string, work: (db: Kysely<Database>) => Promise<T>): Promise<T | null> {
+  if (deps.store.kind === 'pglite') return work(deps.store.db);
+  return deps.store.db.connection().execute(async (conn) => {
+    const { rows: [lock] } = await sql<{ locked: boolean }>`
+      select pg_try_advisory_lock(${LOCK_CLASS}, hashtext(${tenantId})) as locked`.execute(conn);
+    if (!lock?.locked) return null;
+    try {
+      return await work(conn);
+    } finally {
+      await sql`select pg_advisory_unlock(${LOCK_CLASS}, hashtext(${tenantId}))`.execute(conn);
+    }
+  });
+}
+
+/** Applies every tenant's retention at start, then every `intervalMs` (default one hour). */
+export class DataRetentionWorker {
+  private readonly poller: Poller;
+
+  constructor(private readonly deps: Deps, private readonly logger: Logger, intervalMs = 60 * 60 * 1000) {
+    this.poller = new Poller(() => this.run(), intervalMs,
+      (error) => logFailure(deps.store, logger, 'warn', error, 'data retention failed; will retry'));
+  }
+
+  async start(): Promise<void> {
+    this.poller.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.poller.stop();
+  }
+
+  private async run(): Promise<false> {
+    const runs = (await applyDataRetention(this.deps)).filter((run) => run.interactionsDeleted + run.auditEntriesDeleted > 0);
+    for (const run of runs) this.logger.info(run, 'data retention applied');
+    // The embedded store has no autovacuum: make the deleted rows' space reusable.
+    if (runs.length > 0 && this.deps.store.kind === 'pglite') {
+      await sql`vacuum interactions, interaction_classification_types, alerts, audit_log`.execute(this.deps.store.db);
+    }
+    return false;
+  }
+}
