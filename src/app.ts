@@ -11,6 +11,7 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { probeRoutes, versionRoutes } from './modules/system/system.routes.js';
+import { erasureRoutes } from './modules/erasure/erasure.routes.js';
 import { tenantRoutes } from './modules/tenants/tenants.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
 import { countRequests, metricsRoutes } from './modules/metrics/metrics.routes.js';
@@ -68,6 +69,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await api.register(webhooksRoutes, { deps });
       await api.register(eventsRoutes, { deps });
       await api.register(tenantRoutes, { deps });
+      await api.register(erasureRoutes, { deps });
     },
     { prefix: '/api/v1' },
   );

@@ -4,6 +4,8 @@ import type { RequestContext } from '../../lib/context.js';
 import { uuidv7 } from '../../lib/ids.js';
 
 export interface AuditEntry {
+  /** The entry's id, when the caller hands it out (an erasure's receipt); a new one otherwise. */
+  id?: string;
   action: string;
   targetType?: string;
   targetId?: string | null;
@@ -21,7 +23,7 @@ export async function writeAudit(
     .insertInto('audit_log')
     .values({
       tenant_id: ctx.tenantId,
-      id: uuidv7(now.getTime()),
+      id: entry.id ?? uuidv7(now.getTime()),
       occurred_at: now,
       actor_type: ctx.actor.type,
       actor_id: ctx.actor.id,

@@ -1,0 +1,73 @@
+import { sql, type Kysely } from 'kysely';
+import type { Deps } from '../../deps.js';
+import type { Database } from '../../db/types.js';
+import type { RequestContext } from '../../lib/context.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { isUuid, uuidv7 } from '../../lib/ids.js';
+import { writeAudit } from '../audit/audit.writer.js';
+
+/** Interactions deleted per statement: one short transaction each, whatever the person's volume. */
+const ERASURE_BATCH = 1000;
+const ACTION = 'interactions.erased';
+
+export interface ErasureReceipt {
+  erasure_id: string;
+  user_id: string;
+  interactions_deleted: number;
+  alerts_deleted: number;
+  requested_by: string;
+  completed_at: string;
+}
+
+/**
+ * Erases every interaction carrying `userId` (a member or not) and their alerts, in batches, then
+ * records the receipt as an audit entry whose id is the erasure id. Asking again is safe: a
+ * request cut short leaves fewer rows to delete, and a repeat deletes what arrived since.
+ */
+export async function eraseUserInteractions(deps: Deps, ctx: RequestContext, userId: string): Promise<ErasureReceipt> {
+  const requestedBy = ctx.actor.id;
+  if (ctx.actor.type !== 'user' || !requestedBy) throw new AppError('forbidden', 'Only an admin may erase interactions');
+  const db = deps.store.db;
+  let interactions = 0;
+  let alerts = 0;
+  for (;;) {
+    const deleted = await deleteBatch(db, ctx.tenantId, userId);
+    interactions += deleted.interactions;
+    alerts += deleted.alerts;
+    if (deleted.interactions < ERASURE_BATCH) break;
+  }
+  const completedAt = deps.clock.now();
+  const receipt: ErasureReceipt = {
+    erasure_id: uuidv7(completedAt.getTime()),
+    user_id: userId,
+    interactions_deleted: interactions,
+    alerts_deleted: alerts,
+    requested_by: requestedBy,
+    completed_at: completedAt.toISOString(),
+  };
+  await writeAudit(db, ctx, { id: receipt.erasure_id, action: ACTION, targetType: 'user', targetId: userId, details: { ...receipt } }, completedAt);
+  return receipt;
+}
+
+/** The receipt of an erasure of this tenant, from its audit entry. */
+export async function getErasureReceipt(deps: Deps, ctx: RequestContext, erasureId: string): Promise<ErasureReceipt> {
+  if (!isUuid(erasureId)) throw notFound('Erasure');
+  const entry = await deps.store.db.selectFrom('audit_log').select('details')
+    .where('tenant_id', '=', ctx.tenantId).where('id', '=', erasureId).where('action', '=', ACTION)
+    .executeTakeFirst();
+  if (!entry) throw notFound('Erasure');
+  return entry.details as unknown as ErasureReceipt;
+}
+
+async function deleteBatch(db: Kysely<Database>, tenantId: string, userId: string) {
+  const { rows: [row] } = await sql<{ interactions: number; alerts: number }>`
+    with doomed as (
+      select id from interactions where tenant_id = ${tenantId} and user_id = ${userId} limit ${ERASURE_BATCH}
+    ), gone_alerts as (
+      delete from alerts a using doomed d where a.tenant_id = ${tenantId} and a.interaction_id = d.id returning 1
+    ), gone as (
+      delete from interactions i using doomed d where i.tenant_id = ${tenantId} and i.id = d.id returning 1
+    )
+    select (select count(*) from gone)::int as interactions, (select count(*) from gone_alerts)::int as alerts`.execute(db);
+  return row ?? { interactions: 0, alerts: 0 };
+}
