@@ -11,6 +11,7 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { probeRoutes, versionRoutes } from './modules/system/system.routes.js';
+import { exportsRoutes } from './modules/exports/exports.routes.js';
 import { erasureRoutes } from './modules/erasure/erasure.routes.js';
 import { tenantRoutes } from './modules/tenants/tenants.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
@@ -70,6 +71,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await api.register(eventsRoutes, { deps });
       await api.register(tenantRoutes, { deps });
       await api.register(erasureRoutes, { deps });
+      await api.register(exportsRoutes, { deps });
     },
     { prefix: '/api/v1' },
   );

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { AuditLogTable, Database } from '../../db/types.js';
 import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
 import type { PageRequest } from '../../lib/pagination.js';
-import { parseDateRange } from '../interactions/dates.js';
+import { type DateRange, parseDateRange } from '../interactions/dates.js';
 
 export interface AuditFilters {
   action?: string | undefined;
@@ -11,21 +11,14 @@ export interface AuditFilters {
   end_date?: string | undefined;
 }
 
-const NEWEST_FIRST: Keyset = { keys: [sortKey.instant('occurred_at'), sortKey.uuid('id')], direction: 'desc' };
+export const NEWEST_FIRST: Keyset = { keys: [sortKey.instant('occurred_at'), sortKey.uuid('id')], direction: 'desc' };
 
 export async function listAudit(db: Kysely<Database>, tenantId: string, filters: AuditFilters, request: PageRequest) {
   const range = parseDateRange(filters);
   const paging = KeysetPage.open(request, NEWEST_FIRST, {
     list: 'audit-log', action: filters.action, actor_id: filters.actor_id, start_date: range.start, end_date: range.end,
   });
-  const base = db.selectFrom('audit_log').where((eb) => {
-    const conditions = [eb('tenant_id', '=', tenantId)];
-    if (filters.action) conditions.push(eb('action', '=', filters.action));
-    if (filters.actor_id) conditions.push(eb('actor_id', '=', filters.actor_id));
-    if (range.start) conditions.push(eb('occurred_at', '>=', range.start));
-    if (range.end) conditions.push(eb('occurred_at', '<=', range.end));
-    return eb.and(conditions);
-  });
+  const base = filteredAudit(db, tenantId, filters, range);
   const [rows, count] = await Promise.all([
     paging.apply(base.selectAll()).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
@@ -34,7 +27,19 @@ export async function listAudit(db: Kysely<Database>, tenantId: string, filters:
   return { body: { entries: entries.map(toAuditEntry), total: Number(count.total), next_cursor: page.nextCursor }, page };
 }
 
-function toAuditEntry(row: Selectable<AuditLogTable>) {
+/** The audit entries of a tenant matching the list's filters. */
+export function filteredAudit(db: Kysely<Database>, tenantId: string, filters: AuditFilters, range: DateRange) {
+  return db.selectFrom('audit_log').where((eb) => {
+    const conditions = [eb('tenant_id', '=', tenantId)];
+    if (filters.action) conditions.push(eb('action', '=', filters.action));
+    if (filters.actor_id) conditions.push(eb('actor_id', '=', filters.actor_id));
+    if (range.start) conditions.push(eb('occurred_at', '>=', range.start));
+    if (range.end) conditions.push(eb('occurred_at', '<=', range.end));
+    return eb.and(conditions);
+  });
+}
+
+export function toAuditEntry(row: Selectable<AuditLogTable>) {
   return {
     id: row.id,
     occurred_at: row.occurred_at.toISOString(),

@@ -61,14 +61,20 @@ async function ingestOrReplay(deps: Deps, request: IngestRequest): Promise<Creat
   return submitIngest(deps, request);
 }
 
-export async function listInteractions(deps: Deps, ctx: RequestContext, filters: ListInteractionsFilters, request: PageRequest) {
-  const { page: _page, limit: _limit, cursor: _cursor, start_date: _start, end_date: _end, ...criteria } = filters;
+/** A list's filters, normalised and checked (the list and the export share them). */
+export function listCriteriaOf(filters: Omit<ListInteractionsFilters, 'page' | 'limit' | 'cursor'>): ListCriteria {
+  const { start_date: _start, end_date: _end, ...criteria } = filters;
   if (criteria.platform_id !== undefined) criteria.platform_id = normalisePlatformFilter(criteria.platform_id);
   if (criteria.risk_score_min !== undefined && criteria.risk_score_max !== undefined &&
     criteria.risk_score_min > criteria.risk_score_max) {
     throw validationError('query.risk_score_min', 'must not be greater than risk_score_max');
   }
-  const listCriteria: ListCriteria = { ...criteria, user_id: criteria.user_id?.toLowerCase(), range: parseDateRange(filters) };
+  return { ...criteria, user_id: criteria.user_id?.toLowerCase(), range: parseDateRange(filters) };
+}
+
+export async function listInteractions(deps: Deps, ctx: RequestContext, filters: ListInteractionsFilters, request: PageRequest) {
+  const { page: _page, limit: _limit, cursor: _cursor, ...criteria } = filters;
+  const listCriteria = listCriteriaOf(criteria);
   const paging = openPage(listCriteria, request);
   const db = deps.store.db;
   const [rows, total] = await Promise.all([

@@ -1,0 +1,85 @@
+import type { Readable } from 'node:stream';
+import type { Deps } from '../../deps.js';
+import type { RequestContext } from '../../lib/context.js';
+import { KeysetPage } from '../../lib/cursor.js';
+import { type AuditFilters, filteredAudit, NEWEST_FIRST, toAuditEntry } from '../audit/audit.repo.js';
+import { writeAudit } from '../audit/audit.writer.js';
+import { parseDateRange } from '../interactions/dates.js';
+import { openPage, pageQuery } from '../interactions/interactions.list.js';
+import { toInteractionResponse } from '../interactions/interactions.mapper.js';
+import type { InteractionResponse, ListInteractionsFilters } from '../interactions/interactions.schemas.js';
+import { listCriteriaOf } from '../interactions/interactions.service.js';
+import { type CsvColumn, type ExportFormat, exportFileName, exportStream } from './export-format.js';
+import { walkKeyset } from './keyset-walk.js';
+
+export interface Export {
+  fileName: string;
+  body: Readable;
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+const INTERACTION_COLUMNS: CsvColumn<InteractionResponse>[] = [
+  { header: 'id', cell: (i) => i.id },
+  { header: 'timestamp', cell: (i) => i.timestamp },
+  { header: 'platform_id', cell: (i) => i.platform_id },
+  { header: 'content_hash', cell: (i) => i.content_hash },
+  { header: 'interaction_type', cell: (i) => i.interaction_type },
+  { header: 'direction', cell: (i) => i.direction },
+  { header: 'source', cell: (i) => i.source },
+  { header: 'user_id', cell: (i) => i.user_id },
+  { header: 'risk_score', cell: (i) => i.risk_score },
+  { header: 'classification_types', cell: (i) => [...new Set(i.classifications.map((c) => c.type))].join(';') },
+  { header: 'classifications', cell: (i) => json(i.classifications) },
+  { header: 'policy_decisions', cell: (i) => json(i.policy_decisions) },
+  { header: 'content_metadata', cell: (i) => json(i.content_metadata) },
+];
+
+/**
+ * Every interaction the list's filters select, in the list's order, as CSV or NDJSON. The export
+ * itself is audited (who, which filters, which format) before the first byte leaves.
+ */
+export async function exportInteractions(
+  deps: Deps, ctx: RequestContext, format: ExportFormat, filters: Omit<ListInteractionsFilters, 'page' | 'limit' | 'cursor'>,
+): Promise<Export> {
+  const criteria = listCriteriaOf(filters);
+  const db = deps.store.db;
+  const records = await walkKeyset(async (request) => {
+    const paging = openPage(criteria, request);
+    const { rows, page } = paging.close(await pageQuery(db, ctx.tenantId, criteria, paging).execute());
+    return { rows: rows.map(toInteractionResponse), nextCursor: page.nextCursor };
+  });
+  const now = deps.clock.now();
+  await writeAudit(db, ctx, { action: 'interactions.exported', targetType: 'interaction', details: { format, filters } }, now);
+  return { fileName: exportFileName('interactions', format, now), body: exportStream(format, records, INTERACTION_COLUMNS) };
+}
+
+type AuditEntryRecord = ReturnType<typeof toAuditEntry>;
+const AUDIT_COLUMNS: CsvColumn<AuditEntryRecord>[] = [
+  { header: 'id', cell: (e) => e.id },
+  { header: 'occurred_at', cell: (e) => e.occurred_at },
+  { header: 'actor_type', cell: (e) => e.actor_type },
+  { header: 'actor_id', cell: (e) => e.actor_id },
+  { header: 'actor_label', cell: (e) => e.actor_label },
+  { header: 'action', cell: (e) => e.action },
+  { header: 'target_type', cell: (e) => e.target_type },
+  { header: 'target_id', cell: (e) => e.target_id },
+  { header: 'details', cell: (e) => json(e.details) },
+  { header: 'ip', cell: (e) => e.ip },
+  { header: 'request_id', cell: (e) => e.request_id },
+];
+
+/** The audit entries the filters select, newest first, as CSV or NDJSON; audited like any export. */
+export async function exportAuditLog(deps: Deps, ctx: RequestContext, format: ExportFormat, filters: AuditFilters): Promise<Export> {
+  const range = parseDateRange(filters);
+  const db = deps.store.db;
+  // The export's own entry is written first, so that it is part of the file.
+  const now = deps.clock.now();
+  await writeAudit(db, ctx, { action: 'audit_log.exported', targetType: 'audit_log', details: { format, filters } }, now);
+  const records = await walkKeyset(async (request) => {
+    const paging = KeysetPage.open(request, NEWEST_FIRST, { list: 'audit-log-export' });
+    const { rows, page } = paging.close(await paging.apply(filteredAudit(db, ctx.tenantId, filters, range).selectAll()).execute());
+    return { rows: rows.map(toAuditEntry), nextCursor: page.nextCursor };
+  });
+  return { fileName: exportFileName('audit-log', format, now), body: exportStream(format, records, AUDIT_COLUMNS) };
+}
