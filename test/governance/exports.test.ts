@@ -46,7 +46,8 @@ describe.each(STORES)('exports [%s]', (kind) => {
     h.call('GET', path, { token, query });
 
   it('streams every interaction of the filters as CSV, in the list\'s order, with a file name', async () => {
-    for (const query of [{}, { classification_type: 'CREDIT_CARD' }, { platform_id: 'claude', sort: '-risk_score' }]) {
+    const queries: Array<Record<string, string>> = [{}, { classification_type: 'CREDIT_CARD' }, { platform_id: 'claude', sort: '-risk_score' }];
+    for (const query of queries) {
       const response = await exportOf({ format: 'csv', ...query });
       expect(response.statusCode, response.body).toBe(200);
       expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');

@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { NextCursor, PageQuery, setPageHeaders, toPage } from '../../lib/pagination.js';
-import { errorResponses, Nullable } from '../../lib/schemas.js';
+import { errorResponses } from '../../lib/schemas.js';
 import { listAudit } from './audit.repo.js';
+import { AuditEntrySchema } from './audit.schemas.js';
 
 const AuditQuery = Type.Object({
   ...PageQuery,
@@ -13,19 +14,6 @@ const AuditQuery = Type.Object({
   end_date: Type.Optional(Type.String({ format: 'date-time' })),
 });
 
-const AuditEntrySchema = Type.Object({
-  id: Type.String(),
-  occurred_at: Type.String({ format: 'date-time' }),
-  actor_type: Type.String(),
-  actor_id: Nullable(Type.String()),
-  actor_label: Nullable(Type.String()),
-  action: Type.String(),
-  target_type: Nullable(Type.String()),
-  target_id: Nullable(Type.String()),
-  details: Type.Record(Type.String(), Type.Unknown()),
-  ip: Nullable(Type.String()),
-  request_id: Nullable(Type.String()),
-});
 
 export const auditRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   app.get('/audit-log', {

@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'user.activated',
   'user.role_changed',
   'user.deleted',
+  'audit.entry',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -99,6 +99,12 @@ const DEFINITIONS: Record<EventType, { description: string; data: EventDataName 
     data: 'DeletedEventData',
     description: 'A user was deleted (`DELETE /users/{id}`). `data`: `{ "id": "<user id>" }`.',
   },
+  'audit.entry': {
+    data: 'AuditEntryEventData',
+    description: 'An audit entry was written: logins (and failed ones), changes to users, API keys, webhooks, policies '
+      + 'and settings, alert resolutions, deletions, erasures, exports and retention runs, as they happen, for a SIEM. '
+      + 'Sent only to webhooks that subscribe to it by name. `data`: the entry as `GET /audit-log` returns it.',
+  },
 };
 
 /** Every event type, in the order of `EVENT_TYPES`. Built once: it never changes while the process runs. */

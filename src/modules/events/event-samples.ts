@@ -1,5 +1,6 @@
 import { prefixedId, uuidv7 } from '../../lib/ids.js';
 import type { AlertResponse } from '../alerts/alerts.schemas.js';
+import type { AuditEntryResponse } from '../audit/audit.schemas.js';
 import type { PolicyResponse } from '../policies/policies.schemas.js';
 import type { UserResponse } from '../users/users.schemas.js';
 import type { EventType } from './catalog.js';
@@ -27,6 +28,8 @@ const EXAMPLE_IDS: Record<string, string> = {
   user: '01935c0d-5b13-7e9a-9f80-2c3d4e5f6a7b',
   endUser: '01935a77-0c6e-7d2b-8a19-4e5f6a7b8c9d',
   admin: '01934f12-9d88-7c55-b6a3-0f1e2d3c4b5a',
+  auditEntry: '01935c1e-8e24-7a11-9c3d-5e6f7a8b9c0d',
+  request: '4f6c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b',
 };
 
 /** The seed of the published samples. */
@@ -140,6 +143,22 @@ function user(seed: SampleSeed, state: 'invited' | 'activated' | 'promoted'): Us
   };
 }
 
+function auditEntry(seed: SampleSeed): AuditEntryResponse {
+  return {
+    id: seed.id('auditEntry'),
+    occurred_at: seed.now.toISOString(),
+    actor_type: 'user',
+    actor_id: seed.id('admin'),
+    actor_label: 'sam.rivera@acme.example',
+    action: 'user.role_changed',
+    target_type: 'user',
+    target_id: seed.id('user'),
+    details: { email: 'alex.kim@acme.example', from: 'viewer', to: 'admin' },
+    ip: '203.0.113.24',
+    request_id: seed.id('request'),
+  };
+}
+
 const SAMPLE_DATA: Record<EventType, (seed: SampleSeed) => unknown> = {
   'interaction.created': (seed) => interaction(seed, 'plain'),
   'interaction.policy_violated': (seed) => interaction(seed, 'violating'),
@@ -158,4 +177,5 @@ const SAMPLE_DATA: Record<EventType, (seed: SampleSeed) => unknown> = {
   'user.activated': (seed) => user(seed, 'activated'),
   'user.role_changed': (seed) => user(seed, 'promoted'),
   'user.deleted': (seed) => ({ id: seed.id('user') }),
+  'audit.entry': (seed) => auditEntry(seed),
 };

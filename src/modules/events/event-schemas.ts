@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { StringEnum } from '../../lib/schemas.js';
 import { AlertSchema } from '../alerts/alerts.schemas.js';
+import { AuditEntrySchema } from '../audit/audit.schemas.js';
 import { InteractionSchema, PolicyDecisionSchema } from '../interactions/interactions.schemas.js';
 import { PolicySchema } from '../policies/policies.schemas.js';
 import { UserSchema } from '../users/users.schemas.js';
@@ -40,6 +41,7 @@ export const EVENT_DATA_SCHEMAS = {
   PolicyEventData: PolicyEventDataSchema,
   UserEventData: UserEventDataSchema,
   DeletedEventData: DeletedEventDataSchema,
+  AuditEntryEventData: Type.Object(AuditEntrySchema.properties, { description: 'The audit entry as the API returns it' }),
 } as const;
 export type EventDataName = keyof typeof EVENT_DATA_SCHEMAS;
 
