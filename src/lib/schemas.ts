@@ -1,23 +1,57 @@
-import { Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
+import { ERROR_STATUS, type ErrorCode } from './errors.js';
 
 /** Shared pieces of route schemas. */
-export const ErrorBody = Type.Object(
-  {
-    error: Type.String(),
-    code: Type.String(),
-    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+
+/**
+ * A component schema: registered once under its `$id` (lib/components.ts) and referenced with
+ * `ref()`, so validation, serialization and the OpenAPI document all share one definition.
+ */
+export function component<T extends TSchema>(
+  id: string, schema: T, doc: { description: string; example: Static<T> },
+): T & { $id: string; examples: [Static<T>] } {
+  return Object.assign(schema, { $id: id, description: doc.description, examples: [doc.example] as [Static<T>] });
+}
+
+/** A `$ref` to a component schema, typed as that schema. Never embed a component itself. */
+export function ref<T extends TSchema>(schema: T): ReturnType<typeof Type.Unsafe<Static<T>>> {
+  const id = (schema as { $id?: string }).$id;
+  if (!id) throw new Error('ref() needs a schema registered with component()');
+  return Type.Unsafe<Static<T>>({ $ref: id });
+}
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export const ErrorBody = component('Error', Type.Object({
+  error: Type.String({ description: 'What went wrong, for a human' }),
+  code: Type.Unsafe<ErrorCode>({ type: 'string', enum: ERROR_CODES,
+    description: 'Machine-readable; the closed list of codes, each with one HTTP status' }),
+  details: Type.Optional(Type.Array(Type.Object({
+    path: Type.String({ description: 'Where: `body.…`, `query.…`, `params.…` or `headers.…`' }),
+    message: Type.String(),
+  }), { description: 'Per-field problems of a validation error' })),
+}), {
+  description: 'The body of every error response.',
+  example: {
+    error: 'Invalid request: body.risk_score must be <= 1',
+    code: 'validation_error',
+    details: [{ path: 'body.risk_score', message: 'must be <= 1' }],
   },
-  { description: 'Error' },
-);
+});
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const IsoDate = Type.String({ format: 'date-time' });
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 
-/** Error responses a route documents; they all have the `{error, code, details?}` body. */
-export function errorResponses(...statuses: number[]): Record<number, typeof ErrorBody> {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorBody]));
+const ErrorRef = ref(ErrorBody);
+
+/**
+ * Error responses a route documents besides the ones every route of its kind has (those are added
+ * to the document by plugins/openapi-operations.ts): usually 409 and 410.
+ */
+export function errorResponses(...statuses: number[]): Record<number, typeof ErrorRef> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorRef]));
 }
 
 export const NoContent = Type.Null({ description: 'No content' });
