@@ -62,7 +62,7 @@ export const versionRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
       tags: ['tenants'],
       operationId: 'getTenant',
       summary: "Get the caller's tenant",
-      description: "The caller's tenant.",
+      description: 'The organization the caller belongs to.',
       response: { 200: ref(TenantSchema) },
     },
   }, async (request) => {

@@ -33,7 +33,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
       tags: USERS_TAG,
       operationId: 'listUsers',
       summary: 'List users',
-      description: 'List the users of the organization.',
+      description: 'The users of the organization, pending, active and inactive, filtered by role and status.',
       querystring: UserListQuery,
       response: { 200: ref(UserList) },
     },
@@ -48,7 +48,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
     config: { access: ANY_USER },
     schema: { tags: USERS_TAG, operationId: 'getCurrentUser',
       summary: "Get the caller's profile",
-      description: "The caller's own profile.", response: { 200: ref(UserSchema) } },
+      description: 'The profile of the user whose session token is in use.', response: { 200: ref(UserSchema) } },
   }, async (request) => getMe(deps, request.ctx));
 
   app.put('/users/me', {
@@ -68,7 +68,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
       tags: USERS_TAG,
       operationId: 'getUser',
       summary: 'Get a user',
-      description: 'Get a user.',
+      description: 'One user of the caller\'s organization, whatever their status.',
       params: UserParams,
       response: { 200: ref(UserSchema) },
     },
