@@ -48,7 +48,7 @@ const ErrorRef = ref(ErrorBody);
 
 /**
  * Error responses a route documents besides the ones every route of its kind has (those are added
- * to the document by plugins/openapi-operations.ts): usually 409 and 410.
+ * to the document by plugins/openapi-document.ts): usually 409 and 410.
  */
 export function errorResponses(...statuses: number[]): Record<number, typeof ErrorRef> {
   return Object.fromEntries(statuses.map((status) => [status, ErrorRef]));
