@@ -133,7 +133,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   400: { name: 'BadRequest', description: 'The request is invalid: `details` says which field and why.' },
   401: { name: 'Unauthorized', description: 'No bearer token, or one that is unknown, expired or revoked.' },
   403: { name: 'Forbidden', description: "The caller's role or API key scope does not allow this, or the action is one nobody may do to themselves." },
-  404: { name: 'NotFound', description: 'No such resource in the caller\'s tenant.' },
+  404: { name: 'NotFound', description: "No such resource in the caller's tenant." },
   409: { name: 'Conflict', description: 'The resource is not in a state that allows this, or the value is taken.' },
   410: { name: 'Gone', description: 'The invitation has expired; ask for a new one.' },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than the configured maximum (BODY_LIMIT_BYTES).' },

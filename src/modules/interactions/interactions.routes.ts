@@ -98,7 +98,7 @@ export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
       tags: ['interactions'],
       operationId: 'getInteraction',
       summary: 'Get an interaction',
-      description: 'One interaction of the caller\'s tenant, with the policy decisions taken when it was recorded.',
+      description: "One interaction of the caller's tenant, with the policy decisions taken when it was recorded.",
       params: InteractionParams,
       response: { 200: ref(InteractionSchema) },
     },

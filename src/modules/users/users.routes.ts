@@ -68,7 +68,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
       tags: USERS_TAG,
       operationId: 'getUser',
       summary: 'Get a user',
-      description: 'One user of the caller\'s organization, whatever their status.',
+      description: "One user of the caller's organization, whatever their status.",
       params: UserParams,
       response: { 200: ref(UserSchema) },
     },

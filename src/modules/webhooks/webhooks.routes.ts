@@ -33,7 +33,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
       tags,
       operationId: 'listWebhooks',
       summary: 'List webhooks',
-      description: 'Webhooks of the caller\'s tenant, newest first, with their queue and delivery figures; never their secrets.',
+      description: "Webhooks of the caller's tenant, newest first, with their queue and delivery figures; never their secrets.",
       querystring: ListWebhooksQuery,
       response: { 200: ref(WebhookList) },
     },
