@@ -19,6 +19,8 @@ declare module 'fastify' {
      * saves a query per request. A keyed create is checked at once: it may replay without writing.
      */
     credentialCheckedInTransaction?: boolean;
+    /** The route never reads nor writes the store, so it never answers 503 (the API document says so). */
+    storeFree?: boolean;
   }
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { errorResponses } from '../../lib/schemas.js';
+import { errorResponses, ref } from '../../lib/schemas.js';
 import { AlertListQuery, AlertListSchema, AlertParams, AlertSchema } from './alerts.schemas.js';
 import { getAlert, listAlerts, resolveAlert } from './alerts.service.js';
 
@@ -11,9 +11,11 @@ export const alertsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     config: { access: { roles: ['admin', 'viewer'] } },
     schema: {
       tags: ['alerts'],
-      summary: 'List alerts, newest first',
+      operationId: 'listAlerts',
+      summary: 'List alerts',
+      description: "Alerts of the caller's tenant, newest first, filtered by status, severity, policy, interaction and dates.",
       querystring: AlertListQuery,
-      response: { 200: AlertListSchema, ...errorResponses(400, 401, 403) },
+      response: { 200: ref(AlertListSchema) },
     },
   }, async (request, reply) => {
     const { body, page } = await listAlerts(deps, request.ctx, request.query, toPage(request.query));
@@ -25,18 +27,22 @@ export const alertsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     config: { access: { roles: ['admin', 'viewer'] } },
     schema: {
       tags: ['alerts'],
-      summary: 'Read an alert',
+      operationId: 'getAlert',
+      summary: 'Get an alert',
+      description: "One alert of the caller's tenant, open or resolved.",
       params: AlertParams,
-      response: { 200: AlertSchema, ...errorResponses(401, 403, 404) },
+      response: { 200: ref(AlertSchema) },
     },
   }, async (request) => getAlert(deps, request.ctx, request.params.alert_id));
 
   app.post('/alerts/:alert_id/resolve', {
     schema: {
       tags: ['alerts'],
-      summary: 'Resolve an open alert',
+      operationId: 'resolveAlert',
+      summary: 'Resolve an alert',
+      description: 'Mark an open alert resolved, by the caller; resolving it again is 409 `invalid_state`.',
       params: AlertParams,
-      response: { 200: AlertSchema, ...errorResponses(401, 403, 404, 409) },
+      response: { 200: ref(AlertSchema), ...errorResponses(409) },
     },
   }, async (request) => resolveAlert(deps, request.ctx, request.params.alert_id));
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { errorResponses, NoContent } from '../../lib/schemas.js';
+import { NoContent, ref } from '../../lib/schemas.js';
 import { ApiKeyList, ApiKeyListQuery, ApiKeyParams, CreateApiKeyBody, CreatedApiKeySchema } from './api-keys.schemas.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.js';
 
@@ -9,18 +9,22 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
   app.post('/api-keys', {
     schema: {
       tags: ['api-keys'],
-      summary: 'Create an API key for a machine client; the key is returned only here',
-      body: CreateApiKeyBody,
-      response: { 201: CreatedApiKeySchema, ...errorResponses(400, 401, 403) },
+      operationId: 'createApiKey',
+      summary: 'Create an API key',
+      description: 'Create an API key for a machine client; the key is returned only here.',
+      body: ref(CreateApiKeyBody),
+      response: { 201: ref(CreatedApiKeySchema) },
     },
   }, async (request, reply) => reply.code(201).send(await createApiKey(deps, request.ctx, request.body)));
 
   app.get('/api-keys', {
     schema: {
       tags: ['api-keys'],
-      summary: 'List the active API keys (never the keys themselves)',
+      operationId: 'listApiKeys',
+      summary: 'List API keys',
+      description: 'List the active API keys (never the keys themselves)',
       querystring: ApiKeyListQuery,
-      response: { 200: ApiKeyList, ...errorResponses(400, 401, 403) },
+      response: { 200: ref(ApiKeyList) },
     },
   }, async (request, reply) => {
     const { body, page } = await listApiKeys(deps, request.ctx, toPage(request.query));
@@ -31,9 +35,11 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
   app.delete('/api-keys/:key_id', {
     schema: {
       tags: ['api-keys'],
-      summary: 'Revoke an API key; it stops working at once',
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key',
+      description: 'Revoke an API key; it stops working at once.',
       params: ApiKeyParams,
-      response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+      response: { 204: NoContent },
     },
   }, async (request, reply) => {
     await revokeApiKey(deps, request.ctx, request.params.key_id);

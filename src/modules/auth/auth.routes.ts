@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { errorResponses, NoContent } from '../../lib/schemas.js';
+import { errorResponses, NoContent, ref } from '../../lib/schemas.js';
 import { LoginBody, LoginResponse } from './auth.schemas.js';
 import { login, logout } from './auth.service.js';
 
@@ -9,16 +9,23 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app,
     config: { access: { public: true } },
     schema: {
       tags: ['auth'],
-      summary: 'Log in with email and password; returns a bearer token',
-      security: [],
-      body: LoginBody,
-      response: { 200: LoginResponse, ...errorResponses(400, 401, 429) },
+      operationId: 'login',
+      summary: 'Log in',
+      description: 'Log in with email and password; returns a bearer token.',
+      body: ref(LoginBody),
+      response: { 200: ref(LoginResponse), ...errorResponses(401, 429) },
     },
   }, async (request) => login(deps, request.body, { ip: request.ip, requestId: request.id }));
 
   app.post('/auth/logout', {
     config: { access: { roles: ['admin', 'viewer'] } },
-    schema: { tags: ['auth'], summary: 'Revoke the token in use', response: { 204: NoContent, ...errorResponses(401, 403) } },
+    schema: {
+      tags: ['auth'],
+      operationId: 'logout',
+      summary: 'Log out',
+      description: 'Revoke the session token in use; it stops working at once. API keys are revoked with `revokeApiKey`.',
+      response: { 204: NoContent },
+    },
   }, async (request, reply) => {
     await logout(deps, request.ctx);
     return reply.code(204).send(null);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { errorResponses } from '../../lib/schemas.js';
+import { ref } from '../../lib/schemas.js';
 import { ErasureParams, ErasureReceiptSchema, EraseParams } from './erasure.schemas.js';
 import { eraseUserInteractions, getErasureReceipt } from './erasure.service.js';
 
@@ -11,18 +11,23 @@ export const erasureRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
   app.post('/users/:user_id/erase-interactions', {
     schema: {
       tags,
-      summary: "Erase every interaction of a user id (a member or not) and their alerts; returns the erasure's receipt",
+      operationId: 'eraseUserInteractions',
+      summary: "Erase a person's interactions",
+      description: 'Deletes every interaction carrying this user id (a member or not) and their alerts, in batches, '
+        + '(GDPR art. 17) and returns the receipt, which the audit log keeps. Asking again is safe.',
       params: EraseParams,
-      response: { 200: ErasureReceiptSchema, ...errorResponses(400, 401, 403) },
+      response: { 200: ref(ErasureReceiptSchema) },
     },
   }, async (request) => eraseUserInteractions(deps, request.ctx, request.params.user_id));
 
   app.get('/erasures/:erasure_id', {
     schema: {
       tags,
-      summary: 'Read the receipt of an erasure',
+      operationId: 'getErasure',
+      summary: 'Get the receipt of an erasure',
+      description: "The receipt of one of the tenant's erasures, as its audit entry keeps it.",
       params: ErasureParams,
-      response: { 200: ErasureReceiptSchema, ...errorResponses(401, 403, 404) },
+      response: { 200: ref(ErasureReceiptSchema) },
     },
   }, async (request) => getErasureReceipt(deps, request.ctx, request.params.erasure_id));
 };

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { StringEnum } from '../../lib/schemas.js';
+import { inlineRefs, StringEnum } from '../../lib/schemas.js';
 import { AlertSchema } from '../alerts/alerts.schemas.js';
 import { AuditEntrySchema } from '../audit/audit.schemas.js';
 import { InteractionSchema, PolicyDecisionSchema } from '../interactions/interactions.schemas.js';
@@ -17,7 +17,7 @@ import type { EventType } from './catalog.js';
 const EventPolicyDecisionSchema = Type.Omit(PolicyDecisionSchema, ['matched_conditions']);
 
 export const InteractionEventDataSchema = Type.Object({
-  ...InteractionSchema.properties,
+  ...inlineRefs(InteractionSchema.properties),
   policy_decisions: Type.Array(EventPolicyDecisionSchema, {
     description: 'The policies that matched, strongest action first (block, coach, log)',
   }),
@@ -25,9 +25,9 @@ export const InteractionEventDataSchema = Type.Object({
 
 export type InteractionEventData = Static<typeof InteractionEventDataSchema>;
 
-export const AlertEventDataSchema = Type.Object(AlertSchema.properties, { description: 'The alert as the API returns it' });
-export const PolicyEventDataSchema = Type.Object(PolicySchema.properties, { description: 'The policy as the API returns it' });
-export const UserEventDataSchema = Type.Object(UserSchema.properties, {
+export const AlertEventDataSchema = Type.Object(inlineRefs(AlertSchema.properties), { description: 'The alert as the API returns it' });
+export const PolicyEventDataSchema = Type.Object(inlineRefs(PolicySchema.properties), { description: 'The policy as the API returns it' });
+export const UserEventDataSchema = Type.Object(inlineRefs(UserSchema.properties), {
   description: 'The user as the API returns it (never a secret)',
 });
 export const DeletedEventDataSchema = Type.Object({
@@ -41,7 +41,7 @@ export const EVENT_DATA_SCHEMAS = {
   PolicyEventData: PolicyEventDataSchema,
   UserEventData: UserEventDataSchema,
   DeletedEventData: DeletedEventDataSchema,
-  AuditEntryEventData: Type.Object(AuditEntrySchema.properties, { description: 'The audit entry as the API returns it' }),
+  AuditEntryEventData: Type.Object(inlineRefs(AuditEntrySchema.properties), { description: 'The audit entry as the API returns it' }),
 } as const;
 export type EventDataName = keyof typeof EVENT_DATA_SCHEMAS;
 

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../lib/schemas.js';
+import { component, StringEnum } from '../../lib/schemas.js';
+import { EVENT_CATALOG } from './event-catalog.js';
 import { EVENT_TYPES } from './catalog.js';
 
 /** A JSON object sent as it is (its own shape is described elsewhere). */
@@ -12,6 +13,9 @@ export const EventTypeDescriptionSchema = Type.Object({
   sample: JsonObject('A realistic delivery body of this type; the test operation sends one like it'),
 });
 
-export const EventTypeListSchema = Type.Object({
+export const EventTypeListSchema = component('EventTypeList', Type.Object({
   event_types: Type.Array(EventTypeDescriptionSchema, { description: 'Every event type, in a stable order' }),
-}, { description: 'The event catalog' });
+}), {
+  description: 'The event catalog: every event type webhooks can subscribe to.',
+  example: { event_types: EVENT_CATALOG.slice(0, 1).map(({ type, description, schema, sample }) => ({ type, description, schema, sample })) },
+});

@@ -5,11 +5,11 @@ import type { Deps } from '../../deps.js';
 import type { Access } from '../../lib/context.js';
 import { setPageHeaders, toPage } from '../../lib/pagination.js';
 import { withCredentialRecheck } from '../../plugins/authenticate.js';
-import { bodyValidatedByHandler } from '../../plugins/validation.js';
-import { errorResponses, NoContent } from '../../lib/schemas.js';
+import { bodyValidatedAs, bodyValidatedByHandler } from '../../plugins/validation.js';
+import { errorResponses, NoContent, ref } from '../../lib/schemas.js';
 import type { CreateResponse } from './idempotency.js';
 import {
-  BatchBodySchema, BatchResultSchema, InteractionInputSchema, InteractionListSchema, InteractionParams,
+  BatchBodySchema, BatchBodyValidated, BatchResultSchema, InteractionInputSchema, InteractionListSchema, InteractionParams,
   InteractionSchema, ListInteractionsQuery, SearchQuery, SearchResultSchema,
 } from './interactions.schemas.js';
 import {
@@ -38,22 +38,28 @@ export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
     validatorCompiler: bodyValidatedByHandler,
     schema: {
       tags: ['interactions'],
-      summary: 'Record an interaction; the response carries the policy decisions taken on it',
+      operationId: 'createInteraction',
+      summary: 'Record an interaction',
+      description: 'Record an interaction; the response carries the policy decisions taken on it.',
       headers: IdempotencyHeaders,
-      body: InteractionInputSchema,
-      response: { 201: InteractionSchema, ...errorResponses(400, 401, 403, 409, 413, 415) },
+      body: ref(InteractionInputSchema),
+      response: { 201: ref(InteractionSchema), ...errorResponses(409) },
     },
   }, async (request, reply) => sendCreated(reply, await withCredentialRecheck(deps, request,
     (ctx) => createInteraction(deps, ctx, request.body, request.headers['idempotency-key']))));
 
   app.post('/interactions/batch', {
     config: { access: WRITERS, credentialCheckedInTransaction: true },
+    // The handler checks each item and skips the invalid ones: only the array itself is refused up front.
+    validatorCompiler: bodyValidatedAs(BatchBodyValidated),
     schema: {
       tags: ['interactions'],
-      summary: 'Record up to 500 interactions; invalid items are skipped',
+      operationId: 'createInteractionsBatch',
+      summary: 'Record interactions in a batch',
+      description: 'Record up to 500 interactions; invalid items are skipped.',
       headers: IdempotencyHeaders,
-      body: BatchBodySchema,
-      response: { 200: BatchResultSchema, ...errorResponses(400, 401, 403, 409, 413, 415) },
+      body: ref(BatchBodySchema),
+      response: { 200: ref(BatchResultSchema), ...errorResponses(409) },
     },
   }, async (request, reply) => sendCreated(reply, await withCredentialRecheck(deps, request,
     (ctx) => createBatch(deps, ctx, request.body, request.headers['idempotency-key']))));
@@ -62,9 +68,11 @@ export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
     config: { access: READERS },
     schema: {
       tags: ['interactions'],
-      summary: 'List interactions with filters, newest first by default',
+      operationId: 'listInteractions',
+      summary: 'List interactions',
+      description: 'List interactions with filters, newest first by default.',
       querystring: ListInteractionsQuery,
-      response: { 200: InteractionListSchema, ...errorResponses(400, 401, 403) },
+      response: { 200: ref(InteractionListSchema) },
     },
   }, async (request, reply) => {
     const { body, page } = await listInteractions(deps, request.ctx, request.query, toPage(request.query));
@@ -76,9 +84,11 @@ export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
     config: { access: READERS },
     schema: {
       tags: ['interactions'],
-      summary: 'Find the interactions of one content hash, newest first',
+      operationId: 'searchInteractions',
+      summary: 'Search interactions by content hash',
+      description: 'Find the interactions of one content hash, newest first.',
       querystring: SearchQuery,
-      response: { 200: SearchResultSchema, ...errorResponses(400, 401, 403) },
+      response: { 200: SearchResultSchema },
     },
   }, async (request) => searchInteractions(deps, request.ctx, request.query));
 
@@ -86,18 +96,22 @@ export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
     config: { access: READERS },
     schema: {
       tags: ['interactions'],
-      summary: 'Read an interaction',
+      operationId: 'getInteraction',
+      summary: 'Get an interaction',
+      description: "One interaction of the caller's tenant, with the policy decisions taken when it was recorded.",
       params: InteractionParams,
-      response: { 200: InteractionSchema, ...errorResponses(401, 403, 404) },
+      response: { 200: ref(InteractionSchema) },
     },
   }, async (request) => getInteraction(deps, request.ctx, request.params.interaction_id));
 
   app.delete('/interactions/:interaction_id', {
     schema: {
       tags: ['interactions'],
-      summary: 'Delete an interaction (admin; irreversible, audited)',
+      operationId: 'deleteInteraction',
+      summary: 'Delete an interaction',
+      description: 'Delete an interaction (admin; irreversible, audited)',
       params: InteractionParams,
-      response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+      response: { 204: NoContent },
     },
   }, async (request, reply) => {
     await deleteInteraction(deps, request.ctx, request.params.interaction_id);

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { MAX_PAGE_SIZE, NextCursor, PageQuery } from '../../lib/pagination.js';
-import { IsoDate, Nullable, StringEnum, Uuid } from '../../lib/schemas.js';
+import { component, IsoDate, Nullable, ref, StringEnum, Uuid } from '../../lib/schemas.js';
+import { EXAMPLE_IDS } from '../../lib/examples.js';
 
 export const INTERACTION_TYPES = ['prompt', 'completion', 'tool_call', 'embedding'] as const;
 export const DIRECTIONS = ['outbound', 'inbound'] as const;
@@ -25,45 +26,71 @@ export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\p{Cs}]*$';
 
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 
-export const ClassificationSchema = Type.Object({
+export const ClassificationSchema = component('Classification', Type.Object({
   type: Type.String({ minLength: 1, maxLength: LIMITS.classificationTypeLength, pattern: STORABLE_TEXT_PATTERN,
     description: 'Open list; known values EMAIL, PHONE, CREDIT_CARD, IBAN, SSN, NIR, SIRET, IP_ADDRESS, API_KEY, PERSON_NAME' }),
   value: Type.String({ maxLength: LIMITS.classificationValueLength, pattern: STORABLE_TEXT_PATTERN }),
   score: Type.Number({ minimum: 0, maximum: 1 }),
   start: Type.Integer({ minimum: 0, maximum: MAX_OFFSET }),
   end: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, description: 'At least `start`' }),
+}), {
+  description: 'Sensitive data a client detected in the content, by type, with its position and confidence.',
+  example: { type: 'EMAIL', value: 'j***@example.com', score: 0.98, start: 12, end: 28 },
 });
 
 /** The body of a create, and of each batch item. Server-set and unknown fields are ignored. */
-export const InteractionInputSchema = Type.Object({
+export const InteractionInputSchema = component('InteractionCreate', Type.Object({
   platform_id: Type.String({ maxLength: LIMITS.platformIdInputLength,
     description: 'Trimmed and lowercased, then must match ^[a-z0-9][a-z0-9._-]{0,99}$' }),
   content_hash: Type.String({ pattern: CONTENT_HASH_PATTERN, description: 'SHA-256 hex digest; stored lowercase' }),
   interaction_type: Type.Optional(StringEnum(INTERACTION_TYPES, { default: 'prompt' })),
   content_metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), {
     description: 'Arbitrary JSON object, at most 64 KiB serialised and 32 levels deep' })),
-  classifications: Type.Optional(Type.Array(ClassificationSchema, { maxItems: LIMITS.classifications })),
+  classifications: Type.Optional(Type.Array(ref(ClassificationSchema), { maxItems: LIMITS.classifications })),
   risk_score: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0 })),
   direction: Type.Optional(StringEnum(DIRECTIONS, { default: 'outbound' })),
   source: Type.Optional(StringEnum(SOURCES, { default: 'browser_extension' })),
   user_id: Type.Optional(Nullable(Uuid)),
+}), {
+  description: 'An interaction to record: the SHA-256 of the content and its risk signals, never the content.',
+  example: {
+    platform_id: 'chatgpt',
+    content_hash: EXAMPLE_IDS.contentHash,
+    interaction_type: 'prompt',
+    content_metadata: { model: 'gpt-4o', length: 512 },
+    classifications: [{ type: 'EMAIL', value: 'j***@example.com', score: 0.98, start: 12, end: 28 }],
+    risk_score: 0.82,
+    direction: 'outbound',
+    source: 'browser_extension',
+    user_id: EXAMPLE_IDS.user,
+  },
 });
 export type InteractionInput = Static<typeof InteractionInputSchema>;
 
-export const BatchBodySchema = Type.Array(Type.Unknown(), {
-  maxItems: LIMITS.batchItems,
-  description: 'Up to 500 interactions (same schema as a single create); invalid items are skipped',
+/** What the batch route validates: each item is checked by the handler, an invalid one is skipped. */
+export const BatchBodyValidated = Type.Array(Type.Unknown(), { maxItems: LIMITS.batchItems });
+/** What the batch route documents. */
+export const BatchBodySchema = component('InteractionBatch', Type.Array(ref(InteractionInputSchema), { maxItems: LIMITS.batchItems }), {
+  description: 'Up to 500 interactions, each like a single create; invalid items are skipped, not refused.',
+  example: [{ platform_id: 'chatgpt', content_hash: EXAMPLE_IDS.contentHash, risk_score: 0.2 },
+    { platform_id: 'claude', content_hash: EXAMPLE_IDS.contentHash, interaction_type: 'completion', direction: 'inbound' }],
 });
-export const BatchResultSchema = Type.Object({ received: Type.Integer(), stored: Type.Integer() });
+export const BatchResultSchema = component('InteractionBatchResult', Type.Object({
+  received: Type.Integer({ description: 'Items in the request' }),
+  stored: Type.Integer({ description: 'Valid items stored; the others were skipped' }),
+}), { description: 'How many items of a batch were received and stored.', example: { received: 2, stored: 2 } });
 
-export const PolicyDecisionSchema = Type.Object({
+export const PolicyDecisionSchema = component('PolicyDecision', Type.Object({
   policy_id: Uuid,
   policy_name: Type.String(),
   action: StringEnum(POLICY_ACTIONS),
   matched_conditions: Type.Integer({ description: 'How many conditions the policy has (all matched)' }),
+}), {
+  description: 'A policy that matched the interaction when it was recorded, and the action it asks for.',
+  example: { policy_id: EXAMPLE_IDS.policy, policy_name: 'No personal data to chatbots', action: 'block', matched_conditions: 2 },
 });
 
-export const InteractionSchema = Type.Object({
+export const InteractionSchema = component('Interaction', Type.Object({
   id: Uuid,
   tenant_id: Uuid,
   timestamp: IsoDate,
@@ -71,12 +98,29 @@ export const InteractionSchema = Type.Object({
   content_hash: Type.String(),
   interaction_type: StringEnum(INTERACTION_TYPES),
   content_metadata: Type.Record(Type.String(), Type.Unknown()),
-  classifications: Type.Array(ClassificationSchema),
+  classifications: Type.Array(ref(ClassificationSchema)),
   risk_score: Type.Number(),
   direction: StringEnum(DIRECTIONS),
   source: StringEnum(SOURCES),
   user_id: Nullable(Uuid),
-  policy_decisions: Type.Array(PolicyDecisionSchema),
+  policy_decisions: Type.Array(ref(PolicyDecisionSchema)),
+}), {
+  description: 'A recorded AI interaction: its hash, risk signals and the policy decisions taken on it.',
+  example: {
+    id: EXAMPLE_IDS.interaction,
+    tenant_id: EXAMPLE_IDS.tenant,
+    timestamp: '2026-03-02T09:15:27.401Z',
+    platform_id: 'chatgpt',
+    content_hash: EXAMPLE_IDS.contentHash,
+    interaction_type: 'prompt',
+    content_metadata: { model: 'gpt-4o', length: 512 },
+    classifications: [{ type: 'EMAIL', value: 'j***@example.com', score: 0.98, start: 12, end: 28 }],
+    risk_score: 0.82,
+    direction: 'outbound',
+    source: 'browser_extension',
+    user_id: EXAMPLE_IDS.user,
+    policy_decisions: [{ policy_id: EXAMPLE_IDS.policy, policy_name: 'No personal data to chatbots', action: 'block', matched_conditions: 2 }],
+  },
 });
 export type InteractionResponse = Static<typeof InteractionSchema>;
 
@@ -99,12 +143,15 @@ export const ListInteractionsQuery = Type.Object({
 });
 export type ListInteractionsFilters = Static<typeof ListInteractionsQuery>;
 
-export const InteractionListSchema = Type.Object({
-  data: Type.Array(InteractionSchema),
+export const InteractionListSchema = component('InteractionList', Type.Object({
+  data: Type.Array(ref(InteractionSchema)),
   total: Type.Integer(),
   limit: Type.Integer(),
   offset: Type.Integer({ description: 'Position of the first item; with a cursor, where the walk was when the cursor was made' }),
   next_cursor: NextCursor,
+}), {
+  description: 'A page of interactions.',
+  example: { data: [InteractionSchema.examples[0]], total: 1, limit: 50, offset: 0, next_cursor: null },
 });
 
 export const SearchQuery = Type.Object({
@@ -115,13 +162,21 @@ export const SearchQuery = Type.Object({
 });
 export type SearchFilters = Static<typeof SearchQuery>;
 
-export const SearchResultSchema = Type.Array(Type.Object({
+export const InteractionMatchSchema = component('InteractionMatch', Type.Object({
   id: Uuid,
   platform_id: Type.String(),
   content_hash: Type.String(),
   timestamp: IsoDate,
   risk_score: Type.Number(),
-  classifications: Type.Array(ClassificationSchema),
-}));
+  classifications: Type.Array(ref(ClassificationSchema)),
+}), {
+  description: 'An interaction found by its content hash: where and when the same content was sent.',
+  example: {
+    id: EXAMPLE_IDS.interaction, platform_id: 'chatgpt', content_hash: EXAMPLE_IDS.contentHash,
+    timestamp: '2026-03-02T09:15:27.401Z', risk_score: 0.82,
+    classifications: [{ type: 'EMAIL', value: 'j***@example.com', score: 0.98, start: 12, end: 28 }],
+  },
+});
+export const SearchResultSchema = Type.Array(ref(InteractionMatchSchema));
 
 export const InteractionParams = Type.Object({ interaction_id: Type.String({ maxLength: 100 }) });

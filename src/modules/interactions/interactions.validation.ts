@@ -2,13 +2,16 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { ErrorDetail } from '../../lib/errors.js';
 import type { Classification, Direction, InteractionType, Source } from './interactions.tables.js';
-import { type InteractionInput, InteractionInputSchema, LIMITS, PLATFORM_ID_PATTERN } from './interactions.schemas.js';
+import {
+  ClassificationSchema, type InteractionInput, InteractionInputSchema, LIMITS, PLATFORM_ID_PATTERN,
+} from './interactions.schemas.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 // Bodies are never coerced ("0.5" is not a risk score) and never mutated: defaults are applied below.
-const ajv = addFormats(new Ajv({ coerceTypes: false, useDefaults: false, allErrors: false, strict: false }));
+const ajv = addFormats(new Ajv({ coerceTypes: false, useDefaults: false, allErrors: false, strict: false }))
+  .addSchema(ClassificationSchema);
 const checkSchema = ajv.compile<InteractionInput>(InteractionInputSchema);
 
 /** An interaction input after validation and normalisation: every field present, ready to store. */

@@ -24,6 +24,8 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
     config: { access: { public: true } },
     logLevel: 'warn',
     schema: {
+      // Scraped by Prometheus with its own token, not called by API clients: out of the API document.
+      hide: true,
       tags: ['operations'],
       summary: 'Prometheus metrics (text exposition format); a bearer token when METRICS_TOKEN is set',
       security: deps.config.metricsToken ? [{ bearer: [] }] : [],

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import type { Access } from '../../lib/context.js';
 import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { errorResponses, NoContent } from '../../lib/schemas.js';
+import { NoContent, ref } from '../../lib/schemas.js';
 import {
   CreatePolicyBody, PolicyListQuery, PolicyListSchema, PolicyParams, PolicySchema, UpdatePolicyBody,
 } from './policies.schemas.js';
@@ -17,9 +17,11 @@ export const policiesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
   app.post('/policies', {
     schema: {
       tags: ['policies'],
-      summary: 'Create a policy; it judges every interaction created from now on',
-      body: CreatePolicyBody,
-      response: { 201: PolicySchema, ...errorResponses(400, 401, 403) },
+      operationId: 'createPolicy',
+      summary: 'Create a policy',
+      description: 'Create a policy; it judges every interaction created from now on.',
+      body: ref(CreatePolicyBody),
+      response: { 201: ref(PolicySchema) },
     },
   }, async (request, reply) => reply.code(201).send(await createPolicy(deps, request.ctx, request.body)));
 
@@ -27,9 +29,11 @@ export const policiesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     config: { access: READERS },
     schema: {
       tags: ['policies'],
-      summary: 'List policies, oldest first',
+      operationId: 'listPolicies',
+      summary: 'List policies',
+      description: "Policies of the caller's tenant, oldest first, filtered by `enabled` and `action`.",
       querystring: PolicyListQuery,
-      response: { 200: PolicyListSchema, ...errorResponses(400, 401, 403) },
+      response: { 200: ref(PolicyListSchema) },
     },
   }, async (request, reply) => {
     const { body, page } = await listPolicies(deps, request.ctx, request.query, toPage(request.query));
@@ -41,28 +45,34 @@ export const policiesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     config: { access: READERS },
     schema: {
       tags: ['policies'],
-      summary: 'Read a policy',
+      operationId: 'getPolicy',
+      summary: 'Get a policy',
+      description: "One policy of the caller's tenant, with its conditions.",
       params: PolicyParams,
-      response: { 200: PolicySchema, ...errorResponses(401, 403, 404) },
+      response: { 200: ref(PolicySchema) },
     },
   }, async (request) => getPolicy(deps, request.ctx, request.params.policy_id));
 
   app.put('/policies/:policy_id', {
     schema: {
       tags: ['policies'],
-      summary: 'Update a policy: fields left out keep their value; conditions, when given, are replaced whole',
+      operationId: 'updatePolicy',
+      summary: 'Update a policy',
+      description: 'Update a policy: fields left out keep their value; conditions, when given, are replaced whole.',
       params: PolicyParams,
-      body: UpdatePolicyBody,
-      response: { 200: PolicySchema, ...errorResponses(400, 401, 403, 404) },
+      body: ref(UpdatePolicyBody),
+      response: { 200: ref(PolicySchema) },
     },
   }, async (request) => updatePolicy(deps, request.ctx, request.params.policy_id, request.body));
 
   app.delete('/policies/:policy_id', {
     schema: {
       tags: ['policies'],
-      summary: 'Delete a policy; alerts it raised stay',
+      operationId: 'deletePolicy',
+      summary: 'Delete a policy',
+      description: 'Delete a policy; alerts it raised stay.',
       params: PolicyParams,
-      response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+      response: { 204: NoContent },
     },
   }, async (request, reply) => {
     await deletePolicy(deps, request.ctx, request.params.policy_id);
@@ -73,9 +83,11 @@ export const policiesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     app.post(`/policies/:policy_id/${verb}`, {
       schema: {
         tags: ['policies'],
-        summary: `${verb === 'enable' ? 'Enable' : 'Disable'} a policy (no change if it already is)`,
+        operationId: `${verb}Policy`,
+      summary: `${verb === 'enable' ? 'Enable' : 'Disable'} a policy`,
+      description: `${verb === 'enable' ? 'Enable' : 'Disable'} a policy (no change if it already is)`,
         params: PolicyParams,
-        response: { 200: PolicySchema, ...errorResponses(401, 403, 404) },
+        response: { 200: ref(PolicySchema) },
       },
     }, async (request) => setPolicyEnabled(deps, request.ctx, request.params.policy_id, enabled));
   }

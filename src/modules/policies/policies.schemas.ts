@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { NextCursor, PageQuery } from '../../lib/pagination.js';
-import { IsoDate, StringEnum, Uuid } from '../../lib/schemas.js';
+import { EXAMPLE_IDS } from '../../lib/examples.js';
+import { component, IsoDate, ref, StringEnum, Uuid } from '../../lib/schemas.js';
 import {
   DIRECTIONS, INTERACTION_TYPES, LIMITS, POLICY_ACTIONS, SOURCES, STORABLE_TEXT_PATTERN,
 } from '../interactions/interactions.schemas.js';
@@ -15,7 +16,7 @@ const list = <T extends Parameters<typeof Type.Array>[0]>(item: T, description: 
   Type.Optional(Type.Array(item, { minItems: 1, maxItems: MAX_LIST_CONDITION, description }));
 
 /** All optional, all must hold; an unknown key is refused (a typo must not widen a policy to everything). */
-export const ConditionsSchema = Type.Object({
+export const ConditionsSchema = component('PolicyConditions', Type.Object({
   platform_ids: list(Type.String({ minLength: 1, maxLength: LIMITS.platformIdInputLength }),
     'The interaction is on one of these platforms (normalised like platform_id)'),
   classification_types: list(Type.String({ minLength: 1, maxLength: LIMITS.classificationTypeLength,
@@ -24,33 +25,45 @@ export const ConditionsSchema = Type.Object({
   directions: list(StringEnum(DIRECTIONS), 'The interaction has one of these directions'),
   sources: list(StringEnum(SOURCES), 'The interaction comes from one of these sources'),
   interaction_types: list(StringEnum(INTERACTION_TYPES), 'The interaction is of one of these types'),
-}, { propertyNames: { enum: [...CONDITION_KEYS] } });
+}, { propertyNames: { enum: [...CONDITION_KEYS] } }), {
+  description: 'What an interaction must match for the policy to apply: every condition given must hold; none matches all.',
+  example: { platform_ids: ['chatgpt', 'claude'], classification_types: ['EMAIL', 'IBAN'], min_risk_score: 0.7 },
+});
 export type ConditionsInput = Static<typeof ConditionsSchema>;
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 const Description = Type.String({ maxLength: 2000 });
 
-export const CreatePolicyBody = Type.Object({
+export const CreatePolicyBody = component('PolicyCreate', Type.Object({
   name: Name,
   description: Type.Optional(Description),
   action: StringEnum(POLICY_ACTIONS),
   severity: Type.Optional(StringEnum(SEVERITIES, { default: 'medium' })),
   enabled: Type.Optional(Type.Boolean({ default: true })),
-  conditions: Type.Optional(ConditionsSchema),
+  conditions: Type.Optional(ref(ConditionsSchema)),
+}), {
+  description: 'A new policy.',
+  example: {
+    name: 'No personal data to chatbots', description: 'Blocks prompts carrying emails or IBANs', action: 'block',
+    severity: 'high', enabled: true, conditions: { platform_ids: ['chatgpt', 'claude'], classification_types: ['EMAIL', 'IBAN'] },
+  },
 });
 export type CreatePolicyInput = Static<typeof CreatePolicyBody>;
 
-export const UpdatePolicyBody = Type.Object({
+export const UpdatePolicyBody = component('PolicyUpdate', Type.Object({
   name: Type.Optional(Name),
   description: Type.Optional(Description),
   action: Type.Optional(StringEnum(POLICY_ACTIONS)),
   severity: Type.Optional(StringEnum(SEVERITIES)),
   enabled: Type.Optional(Type.Boolean()),
-  conditions: Type.Optional(ConditionsSchema),
+  conditions: Type.Optional(ref(ConditionsSchema)),
+}), {
+  description: 'A change of a policy: fields left out keep their value; `conditions`, when given, replace the old ones whole.',
+  example: { severity: 'critical', conditions: { classification_types: ['EMAIL', 'IBAN', 'SSN'] } },
 });
 export type UpdatePolicyInput = Static<typeof UpdatePolicyBody>;
 
-export const PolicySchema = Type.Object({
+export const PolicySchema = component('Policy', Type.Object({
   id: Uuid,
   name: Type.String(),
   description: Type.String(),
@@ -67,6 +80,14 @@ export const PolicySchema = Type.Object({
   }),
   created_at: IsoDate,
   updated_at: IsoDate,
+}), {
+  description: 'A rule that judges every interaction recorded after it: when its conditions match, its action applies and an alert is raised.',
+  example: {
+    id: EXAMPLE_IDS.policy, name: 'No personal data to chatbots', description: 'Blocks prompts carrying emails or IBANs',
+    action: 'block', severity: 'high', enabled: true,
+    conditions: { platform_ids: ['chatgpt', 'claude'], classification_types: ['EMAIL', 'IBAN'] },
+    created_at: '2026-01-20T14:00:00.000Z', updated_at: '2026-01-20T14:00:00.000Z',
+  },
 });
 export type PolicyResponse = Static<typeof PolicySchema>;
 
@@ -77,5 +98,7 @@ export const PolicyListQuery = Type.Object({
 });
 export type PolicyListFilters = Static<typeof PolicyListQuery>;
 
-export const PolicyListSchema = Type.Object({ policies: Type.Array(PolicySchema), total: Type.Integer(), next_cursor: NextCursor });
+export const PolicyListSchema = component('PolicyList', Type.Object({
+  policies: Type.Array(ref(PolicySchema)), total: Type.Integer(), next_cursor: NextCursor,
+}), { description: 'A page of policies.', example: { policies: [PolicySchema.examples[0]], total: 1, next_cursor: null } });
 export const PolicyParams = Type.Object({ policy_id: Type.String({ maxLength: 100 }) });

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { errorResponses } from '../../lib/schemas.js';
+import { ref } from '../../lib/schemas.js';
 import { StatsQuery, StatsSchema } from './stats.schemas.js';
 import { getStats } from './stats.service.js';
 
@@ -9,9 +9,11 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
     config: { access: { roles: ['admin', 'viewer'] } },
     schema: {
       tags: ['stats'],
-      summary: 'Dashboard counts: interactions by platform, source, risk band and classification type; open alerts',
+      operationId: 'getStats',
+      summary: 'Get dashboard statistics',
+      description: 'Dashboard counts: interactions by platform, source, risk band and classification type; open alerts.',
       querystring: StatsQuery,
-      response: { 200: StatsSchema, ...errorResponses(400, 401, 403) },
+      response: { 200: ref(StatsSchema) },
     },
   }, async (request) => getStats(deps, request.ctx, request.query));
 };

@@ -1,16 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
+import { ref } from '../../lib/schemas.js';
 import { SERVICE_VERSION } from '../../version.js';
+import { ProbeSchema, VersionSchema } from './system.schemas.js';
 
-const Probe = Type.Object({ status: Type.String(), checks: Type.Optional(Type.Record(Type.String(), Type.String())) });
+const Probe = ref(ProbeSchema);
 
 /** Liveness and readiness probes, outside `/api/v1`. */
 export const probeRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   app.get('/healthz', {
-    config: { access: { public: true } },
+    config: { access: { public: true }, storeFree: true },
     logLevel: 'warn',
-    schema: { tags: ['operations'], summary: 'Liveness: the process answers', response: { 200: Probe } },
+    schema: {
+      tags: ['operations'],
+      operationId: 'getHealth',
+      summary: 'Liveness probe',
+      description: 'Liveness: the process answers. It does not touch the store, so a store outage does not restart the process.',
+      response: { 200: Probe },
+    },
   }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', {
@@ -18,8 +25,11 @@ export const probeRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
     logLevel: 'warn',
     schema: {
       tags: ['operations'],
-      summary: 'Readiness: store reachable, migrations done, not shutting down',
-      response: { 200: Probe, 503: Probe },
+      operationId: 'getReadiness',
+      summary: 'Readiness probe',
+      description: 'Readiness: the store is reachable, migrations are done and the process is not shutting down. '
+        + 'Otherwise 503, with `Retry-After`, and the failing check in `checks`.',
+      response: { 200: Probe, 503: { ...Probe, description: 'Not ready' } },
     },
   }, async (_request, reply) => {
     const store = await deps.store.ping().then(() => 'ok', () => 'unreachable');
@@ -36,12 +46,13 @@ export const probeRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
 
 export const versionRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   app.get('/version', {
-    config: { access: { public: true } },
+    config: { access: { public: true }, storeFree: true },
     schema: {
       tags: ['operations'],
-      summary: 'The running release',
-      security: [],
-      response: { 200: Type.Object({ version: Type.String(), store: Type.String() }) },
+      operationId: 'getVersion',
+      summary: 'Get the running version',
+      description: 'The running release and the kind of store (embedded or PostgreSQL).',
+      response: { 200: ref(VersionSchema) },
     },
   }, async () => ({ version: SERVICE_VERSION, store: deps.store.kind }));
 

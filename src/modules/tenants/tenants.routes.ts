@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { errorResponses } from '../../lib/schemas.js';
+import { ref } from '../../lib/schemas.js';
 import { getTenantSettings, updateTenantSettings } from './tenant-settings.js';
 import { TenantSchema, UpdateTenantBody } from './tenants.schemas.js';
 
@@ -12,17 +12,23 @@ export const tenantRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     config: { access: { roles: ['admin', 'viewer'] } },
     schema: {
       tags,
-      summary: "The caller's tenant and its settings",
-      response: { 200: TenantSchema, ...errorResponses(401, 403) },
+      operationId: 'getTenant',
+      summary: "Get the caller's tenant",
+      description: 'The organization the caller belongs to, with its settings: retention of interactions and of the '
+        + 'audit log, and whether risk signals are validated.',
+      response: { 200: ref(TenantSchema) },
     },
   }, async (request) => getTenantSettings(deps, request.ctx));
 
   app.put('/tenant', {
     schema: {
       tags,
-      summary: "Change the tenant's settings (name, retention, signal validation); the others keep their value",
-      body: UpdateTenantBody,
-      response: { 200: TenantSchema, ...errorResponses(400, 401, 403) },
+      operationId: 'updateTenant',
+      summary: "Change the tenant's settings",
+      description: 'Changes the settings given (name, `retention_days`, `audit_retention_days`, `validate_signals`); '
+        + 'the others keep their value. Each change is audited with its old and new value.',
+      body: ref(UpdateTenantBody),
+      response: { 200: ref(TenantSchema) },
     },
   }, async (request) => updateTenantSettings(deps, request.ctx, request.body));
 };

@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
+import { EXAMPLE_IDS } from '../../lib/examples.js';
+import { component } from '../../lib/schemas.js';
 
 const RetentionDays = (minimum: number, what: string) => Type.Unsafe<number | null>({
   type: ['integer', 'null'], minimum, maximum: 36_500,
   description: `Days ${what} are kept, at least ${minimum}; null keeps them forever`,
 });
 
-/** The caller's tenant and its settings. */
-export const TenantSchema = Type.Object({
+export const TenantSchema = component('Tenant', Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   retention_days: RetentionDays(1, 'interactions and their alerts'),
@@ -14,12 +15,20 @@ export const TenantSchema = Type.Object({
   validate_signals: Type.Boolean({ description: 'Whether the service checks the values of the risk signals it receives' }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
+}), {
+  description: 'The organization the caller belongs to, and its settings; every resource belongs to exactly one.',
+  example: {
+    id: EXAMPLE_IDS.tenant, name: 'Example Corp', retention_days: 365, audit_retention_days: null, validate_signals: true,
+    created_at: '2026-01-05T09:00:00.000Z', updated_at: '2026-02-11T16:20:00.000Z',
+  },
 });
 
-/** Settings to change; those left out keep their value. */
-export const UpdateTenantBody = Type.Object({
+export const UpdateTenantBody = component('TenantUpdate', Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   retention_days: Type.Optional(RetentionDays(1, 'interactions and their alerts')),
   audit_retention_days: Type.Optional(RetentionDays(365, 'audit log entries')),
   validate_signals: Type.Optional(Type.Boolean()),
+}), {
+  description: 'The settings to change; those left out keep their value.',
+  example: { retention_days: 365, validate_signals: true },
 });

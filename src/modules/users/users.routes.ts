@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import type { Access } from '../../lib/context.js';
 import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { errorResponses, NoContent } from '../../lib/schemas.js';
+import { errorResponses, NoContent, ref } from '../../lib/schemas.js';
 import { LoginResponse } from '../auth/auth.schemas.js';
 import { acceptInvitation, inviteUser, resendInvitation } from './invitations.service.js';
 import { getMe, updateMe } from './me.service.js';
@@ -20,18 +20,22 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
   app.post('/users/invite', {
     schema: {
       tags: USERS_TAG,
-      summary: 'Invite a user by email; creates a pending user and sends a 7-day invitation link',
-      body: InviteBody,
-      response: { 201: UserSchema, ...errorResponses(400, 401, 403, 409) },
+      operationId: 'inviteUser',
+      summary: 'Invite a user',
+      description: 'Invite a user by email; creates a pending user and sends a 7-day invitation link.',
+      body: ref(InviteBody),
+      response: { 201: ref(UserSchema), ...errorResponses(409) },
     },
   }, async (request, reply) => reply.code(201).send(await inviteUser(deps, request.ctx, request.body)));
 
   app.get('/users', {
     schema: {
       tags: USERS_TAG,
-      summary: 'List the users of the organization',
+      operationId: 'listUsers',
+      summary: 'List users',
+      description: 'The users of the organization, pending, active and inactive, filtered by role and status.',
       querystring: UserListQuery,
-      response: { 200: UserList, ...errorResponses(400, 401, 403) },
+      response: { 200: ref(UserList) },
     },
   }, async (request, reply) => {
     const { body, page } = await listUsers(deps, request.ctx, request.query, toPage(request.query));
@@ -42,73 +46,89 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
   // Static paths win over `/users/:user_id` in the router, so `me` is never taken for an id.
   app.get('/users/me', {
     config: { access: ANY_USER },
-    schema: { tags: USERS_TAG, summary: "The caller's own profile", response: { 200: UserSchema, ...errorResponses(401, 403) } },
+    schema: { tags: USERS_TAG, operationId: 'getCurrentUser',
+      summary: "Get the caller's profile",
+      description: 'The profile of the user whose session token is in use.', response: { 200: ref(UserSchema) } },
   }, async (request) => getMe(deps, request.ctx));
 
   app.put('/users/me', {
     config: { access: ANY_USER },
     schema: {
       tags: USERS_TAG,
-      summary: "Change the caller's display name or password; a new password revokes the caller's other tokens",
-      body: UpdateMeBody,
-      response: { 200: UserSchema, ...errorResponses(400, 401, 403) },
+      operationId: 'updateCurrentUser',
+      summary: "Update the caller's profile",
+      description: "Change the caller's display name or password; a new password revokes the caller's other tokens.",
+      body: ref(UpdateMeBody),
+      response: { 200: ref(UserSchema) },
     },
   }, async (request) => updateMe(deps, request.ctx, request.body));
 
   app.get('/users/:user_id', {
     schema: {
       tags: USERS_TAG,
+      operationId: 'getUser',
       summary: 'Get a user',
+      description: "One user of the caller's organization, whatever their status.",
       params: UserParams,
-      response: { 200: UserSchema, ...errorResponses(401, 403, 404) },
+      response: { 200: ref(UserSchema) },
     },
   }, async (request) => getUser(deps, request.ctx, request.params.user_id));
 
   app.put('/users/:user_id', {
     schema: {
       tags: USERS_TAG,
-      summary: "Change a user's display name or role (email never changes)",
+      operationId: 'updateUser',
+      summary: 'Update a user',
+      description: "Change a user's display name or role (email never changes)",
       params: UserParams,
-      body: UpdateUserBody,
-      response: { 200: UserSchema, ...errorResponses(400, 401, 403, 404, 409) },
+      body: ref(UpdateUserBody),
+      response: { 200: ref(UserSchema), ...errorResponses(409) },
     },
   }, async (request) => updateUser(deps, request.ctx, request.params.user_id, request.body));
 
   app.patch('/users/:user_id/status', {
     schema: {
       tags: USERS_TAG,
-      summary: 'Enable or disable a user; disabling revokes their tokens at once',
+      operationId: 'setUserStatus',
+      summary: "Set a user's status",
+      description: 'Enable or disable a user; disabling revokes their tokens at once.',
       params: UserParams,
-      body: StatusBody,
-      response: { 200: UserSchema, ...errorResponses(400, 401, 403, 404, 409) },
+      body: ref(StatusBody),
+      response: { 200: ref(UserSchema), ...errorResponses(409) },
     },
   }, async (request) => setUserStatus(deps, request.ctx, request.params.user_id, request.body.status));
 
   app.post('/users/:user_id/reset-password', {
     schema: {
       tags: USERS_TAG,
-      summary: 'Set a new password for a user; every token of the user is revoked',
+      operationId: 'resetUserPassword',
+      summary: "Reset a user's password",
+      description: 'Set a new password for a user; every token of the user is revoked.',
       params: UserParams,
-      body: ResetPasswordBody,
-      response: { 200: ResetPasswordResponse, ...errorResponses(400, 401, 403, 404) },
+      body: ref(ResetPasswordBody),
+      response: { 200: ref(ResetPasswordResponse) },
     },
   }, async (request) => resetPassword(deps, request.ctx, request.params.user_id, request.body.new_password));
 
   app.post('/users/:user_id/resend-invitation', {
     schema: {
       tags: USERS_TAG,
-      summary: 'Send a pending user a new 7-day invitation link; earlier links stop working',
+      operationId: 'resendInvitation',
+      summary: 'Resend an invitation',
+      description: 'Send a pending user a new 7-day invitation link; earlier links stop working.',
       params: UserParams,
-      response: { 200: UserSchema, ...errorResponses(401, 403, 404, 409) },
+      response: { 200: ref(UserSchema), ...errorResponses(409) },
     },
   }, async (request) => resendInvitation(deps, request.ctx, request.params.user_id));
 
   app.delete('/users/:user_id', {
     schema: {
       tags: USERS_TAG,
-      summary: 'Delete a user (irreversible); their tokens stop working at once',
+      operationId: 'deleteUser',
+      summary: 'Delete a user',
+      description: 'Delete a user (irreversible); their tokens stop working at once.',
       params: UserParams,
-      response: { 204: NoContent, ...errorResponses(401, 403, 404, 409) },
+      response: { 204: NoContent, ...errorResponses(409) },
     },
   }, async (request, reply) => {
     await deleteUser(deps, request.ctx, request.params.user_id);
@@ -119,10 +139,11 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
     config: { access: { public: true } },
     schema: {
       tags: ['auth'],
-      summary: 'Accept an invitation: choose a password, become active and get a token (same body as login)',
-      security: [],
-      body: AcceptInviteBody,
-      response: { 200: LoginResponse, ...errorResponses(400, 404, 410) },
+      operationId: 'acceptInvitation',
+      summary: 'Accept an invitation',
+      description: 'Accept an invitation: choose a password, become active and get a token (same body as login)',
+      body: ref(AcceptInviteBody),
+      response: { 200: ref(LoginResponse), ...errorResponses(404, 410) },
     },
   }, async (request) => acceptInvitation(deps, request.body, { ip: request.ip, requestId: request.id }));
 };

@@ -1,14 +1,15 @@
 import { type Static, Type } from 'typebox';
 import type { UserRow } from '../../db/types.js';
 import { NextCursor, PageQuery } from '../../lib/pagination.js';
-import { Nullable, StringEnum } from '../../lib/schemas.js';
+import { EXAMPLE_IDS } from '../../lib/examples.js';
+import { component, Nullable, ref, StringEnum } from '../../lib/schemas.js';
 
 export const RoleSchema = StringEnum(['admin', 'viewer']);
 export const UserStatusSchema = StringEnum(['pending', 'active', 'inactive']);
 export const USER_SORTS = ['created_at', '-created_at', 'email', '-email'] as const;
 
 /** A user as the API returns it. Secrets (password hash) never appear here. */
-export const UserSchema = Type.Object({
+export const UserSchema = component('User', Type.Object({
   id: Type.String({ format: 'uuid' }),
   tenant_id: Type.String({ format: 'uuid' }),
   email: Type.String(),
@@ -19,7 +20,15 @@ export const UserSchema = Type.Object({
   updated_at: Type.String({ format: 'date-time' }),
   last_login: Nullable(Type.String({ format: 'date-time' })),
   invited_by: Nullable(Type.String()),
-  invitation_expires_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  invitation_expires_at: Type.Optional(Nullable(Type.String({ format: 'date-time',
+    description: 'Present while the user is pending: when their invitation link stops working' }))),
+}), {
+  description: 'A user of the organization. Secrets (the password hash) never appear.',
+  example: {
+    id: EXAMPLE_IDS.user, tenant_id: EXAMPLE_IDS.tenant, email: 'jane.doe@example.com', display_name: 'Jane Doe',
+    role: 'viewer', status: 'active', created_at: '2026-01-12T08:30:00.000Z', updated_at: '2026-02-03T10:00:00.000Z',
+    last_login: '2026-03-02T08:59:12.000Z', invited_by: EXAMPLE_IDS.admin,
+  },
 });
 export type UserResponse = Static<typeof UserSchema>;
 
@@ -47,10 +56,13 @@ const Refused = (why: string) => Type.Optional(Type.Unknown({ description: `Refu
 
 export const UserParams = Type.Object({ user_id: Type.String({ maxLength: 100 }) });
 
-export const InviteBody = Type.Object({
+export const InviteBody = component('UserInvite', Type.Object({
   email: Type.String({ format: 'email', maxLength: 320 }),
   role: RoleSchema,
   display_name: Type.Optional(DisplayName),
+}), {
+  description: 'Whom to invite, with which role.',
+  example: { email: 'jane.doe@example.com', role: 'viewer', display_name: 'Jane Doe' },
 });
 export type InviteInput = Static<typeof InviteBody>;
 
@@ -62,31 +74,43 @@ export const UserListQuery = Type.Object({
 });
 export type UserListFilters = Pick<Static<typeof UserListQuery>, 'role' | 'status' | 'sort'>;
 
-export const UserList = Type.Object({ users: Type.Array(UserSchema), total: Type.Integer(), next_cursor: NextCursor });
+export const UserList = component('UserList', Type.Object({
+  users: Type.Array(ref(UserSchema)), total: Type.Integer(), next_cursor: NextCursor,
+}), { description: 'A page of users.', example: { users: [UserSchema.examples[0]], total: 1, next_cursor: null } });
 
-export const UpdateUserBody = Type.Object({
+export const UpdateUserBody = component('UserUpdate', Type.Object({
   display_name: Type.Optional(DisplayName),
   role: Type.Optional(RoleSchema),
   email: Refused('the email of a user cannot be changed'),
-});
+}), { description: "A change of a user's display name or role; fields left out keep their value.", example: { role: 'admin' } });
 export type UpdateUserInput = Static<typeof UpdateUserBody>;
 
-export const StatusBody = Type.Object({ status: StringEnum(['active', 'inactive']) });
+export const StatusBody = component('UserStatusUpdate', Type.Object({ status: StringEnum(['active', 'inactive']) }), {
+  description: 'Enable (`active`) or disable (`inactive`) a user.', example: { status: 'inactive' },
+});
 
-export const ResetPasswordBody = Type.Object({ new_password: Password });
-export const ResetPasswordResponse = Type.Object({ success: Type.Boolean(), message: Type.String() });
+export const ResetPasswordBody = component('PasswordReset', Type.Object({ new_password: Password }), {
+  description: 'The new password an administrator sets for a user.', example: { new_password: 'Correct-Horse-42-Battery' },
+});
+export const ResetPasswordResponse = component('PasswordResetResult', Type.Object({ success: Type.Boolean(), message: Type.String() }), {
+  description: 'The outcome of a password reset.',
+  example: { success: true, message: 'Password reset; every token of the user was revoked' },
+});
 
-export const UpdateMeBody = Type.Object({
+export const UpdateMeBody = component('CurrentUserUpdate', Type.Object({
   display_name: Type.Optional(DisplayName),
   password: Type.Optional(Password),
   email: Refused('the email of a user cannot be changed'),
   role: Refused('nobody changes their own role'),
-});
+}), { description: "A change of the caller's own display name or password.", example: { display_name: 'Jane D.' } });
 export type UpdateMeInput = Static<typeof UpdateMeBody>;
 
-export const AcceptInviteBody = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 200 }),
+export const AcceptInviteBody = component('InvitationAcceptance', Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 200, description: 'The `inv_…` token of the invitation link' }),
   password: Password,
   display_name: Type.Optional(DisplayName),
+}), {
+  description: 'The answer to an invitation: its token and the password the new user chooses.',
+  example: { token: 'inv_Q2xpY2sgdGhlIGxpbmsgaW4gdGhlIGVtYWls', password: 'Correct-Horse-42-Battery', display_name: 'Jane Doe' },
 });
 export type AcceptInviteInput = Static<typeof AcceptInviteBody>;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { errorResponses, NoContent } from '../../lib/schemas.js';
+import { errorResponses, NoContent, ref } from '../../lib/schemas.js';
 import { Sender } from '../delivery/sender.js';
 import { deliveryHistory, redeliver, testWebhook } from './webhook-deliveries.service.js';
 import {
@@ -20,18 +20,22 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
   app.post('/webhooks', {
     schema: {
       tags,
-      summary: 'Register a receiver; the signing secret is returned only here',
-      body: CreateWebhookBody,
-      response: { 201: CreatedWebhookSchema, ...errorResponses(400, 401, 403) },
+      operationId: 'createWebhook',
+      summary: 'Create a webhook',
+      description: 'Register a receiver; the signing secret is returned only here.',
+      body: ref(CreateWebhookBody),
+      response: { 201: ref(CreatedWebhookSchema) },
     },
   }, async (request, reply) => reply.code(201).send(await createWebhook(deps, request.ctx, request.body)));
 
   app.get('/webhooks', {
     schema: {
       tags,
-      summary: 'List webhooks, newest first',
+      operationId: 'listWebhooks',
+      summary: 'List webhooks',
+      description: "Webhooks of the caller's tenant, newest first, with their queue and delivery figures; never their secrets.",
       querystring: ListWebhooksQuery,
-      response: { 200: WebhookList, ...errorResponses(400, 401, 403) },
+      response: { 200: ref(WebhookList) },
     },
   }, async (request, reply) => {
     const { body, page } = await listWebhooks(deps, request.ctx, { active: request.query.active }, toPage(request.query));
@@ -42,28 +46,34 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
   app.get('/webhooks/:webhook_id', {
     schema: {
       tags,
-      summary: 'Read a webhook (never its secrets)',
+      operationId: 'getWebhook',
+      summary: 'Get a webhook',
+      description: 'Read a webhook (never its secrets)',
       params: WebhookParams,
-      response: { 200: WebhookSchema, ...errorResponses(401, 403, 404) },
+      response: { 200: ref(WebhookSchema) },
     },
   }, async (request) => getWebhook(deps, request.ctx, request.params.webhook_id));
 
   app.put('/webhooks/:webhook_id', {
     schema: {
       tags,
-      summary: 'Change a webhook; `active: true` resumes deliveries of new events',
+      operationId: 'updateWebhook',
+      summary: 'Update a webhook',
+      description: 'Change a webhook; `active: true` resumes deliveries of new events.',
       params: WebhookParams,
-      body: UpdateWebhookBody,
-      response: { 200: WebhookSchema, ...errorResponses(400, 401, 403, 404) },
+      body: ref(UpdateWebhookBody),
+      response: { 200: ref(WebhookSchema) },
     },
   }, async (request) => updateWebhook(deps, request.ctx, request.params.webhook_id, request.body));
 
   app.delete('/webhooks/:webhook_id', {
     schema: {
       tags,
-      summary: 'Delete a webhook, its queued deliveries and its history',
+      operationId: 'deleteWebhook',
+      summary: 'Delete a webhook',
+      description: 'Delete a webhook, its queued deliveries and its history.',
       params: WebhookParams,
-      response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+      response: { 204: NoContent },
     },
   }, async (request, reply) => {
     await deleteWebhook(deps, request.ctx, request.params.webhook_id);
@@ -73,20 +83,24 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
   app.post('/webhooks/:webhook_id/test', {
     schema: {
       tags,
-      summary: 'Send one sample event of the given type now and report the outcome',
+      operationId: 'testWebhook',
+      summary: 'Test a webhook',
+      description: 'Send one sample event of the given type now and report the outcome.',
       params: WebhookParams,
-      body: TestWebhookBody,
-      response: { 200: TestResult, ...errorResponses(400, 401, 403, 404) },
+      body: ref(TestWebhookBody),
+      response: { 200: ref(TestResult) },
     },
   }, async (request) => testWebhook(deps, sender, request.ctx, request.params.webhook_id, request.body.event_type));
 
   app.get('/webhooks/:webhook_id/deliveries', {
     schema: {
       tags,
-      summary: 'The delivery history (every attempt), newest first',
+      operationId: 'listWebhookDeliveries',
+      summary: "List a webhook's deliveries",
+      description: 'The delivery history (every attempt), newest first.',
       params: WebhookParams,
       querystring: DeliveriesQuery,
-      response: { 200: DeliveryList, ...errorResponses(400, 401, 403, 404) },
+      response: { 200: ref(DeliveryList) },
     },
   }, async (request, reply) => {
     const { body, page } = await deliveryHistory(deps, request.ctx, request.params.webhook_id, toPage(request.query));
@@ -97,18 +111,22 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
   app.post('/webhooks/:webhook_id/rotate-secret', {
     schema: {
       tags,
-      summary: 'Issue a new signing secret (returned once); the old one also signs for 24 hours',
+      operationId: 'rotateWebhookSecret',
+      summary: "Rotate a webhook's signing secret",
+      description: 'Issue a new signing secret (returned once); the old one also signs for 24 hours.',
       params: WebhookParams,
-      response: { 200: RotatedSecret, ...errorResponses(401, 403, 404) },
+      response: { 200: ref(RotatedSecret) },
     },
   }, async (request) => rotateSigningSecret(deps, request.ctx, request.params.webhook_id));
 
   app.post('/webhooks/:webhook_id/deliveries/:delivery_id/redeliver', {
     schema: {
       tags,
-      summary: 'Send the event of a past delivery again, now, as a new chain of attempts',
+      operationId: 'redeliverWebhookDelivery',
+      summary: 'Redeliver a past delivery',
+      description: 'Send the event of a past delivery again, now, as a new chain of attempts.',
       params: DeliveryParams,
-      response: { 202: RedeliveryAccepted, ...errorResponses(401, 403, 404, 409) },
+      response: { 202: ref(RedeliveryAccepted), ...errorResponses(409) },
     },
   }, async (request, reply) =>
     reply.code(202).send(await redeliver(deps, request.ctx, request.params.webhook_id, request.params.delivery_id)));

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { NextCursor, PageQuery } from '../../lib/pagination.js';
-import { Nullable, StringEnum } from '../../lib/schemas.js';
+import { EXAMPLE_IDS } from '../../lib/examples.js';
+import { component, Nullable, ref, StringEnum } from '../../lib/schemas.js';
 import { EVENT_TYPES } from '../events/catalog.js';
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES);
@@ -14,22 +15,32 @@ const Headers = Type.Record(Type.String(), Type.String({ maxLength: 2000 }), {
 });
 const AuthToken = Type.String({ maxLength: 2000, description: 'Sent as `Authorization: Bearer <auth_token>`; empty: none' });
 
-export const CreateWebhookBody = Type.Object({
+const WebhookInputFields = {
   url: Url,
   events: Events,
   description: Type.Optional(Description),
   active: Type.Optional(Type.Boolean()),
   headers: Type.Optional(Headers),
   auth_token: Type.Optional(AuthToken),
+};
+export const CreateWebhookBody = component('WebhookCreate', Type.Object(WebhookInputFields), {
+  description: 'A new webhook: where to send which events.',
+  example: {
+    url: 'https://siem.example.com/hooks/ai-usage', events: ['alert.created', 'interaction.policy_violated'],
+    description: 'SIEM intake', headers: { 'X-Source': 'ugs' }, auth_token: 's3cr3t-bearer',
+  },
 });
 export type CreateWebhookInput = Static<typeof CreateWebhookBody>;
 
 /** Every field of a create, each optional. */
-export const UpdateWebhookBody = Type.Partial(CreateWebhookBody);
+export const UpdateWebhookBody = component('WebhookUpdate', Type.Partial(Type.Object(WebhookInputFields)), {
+  description: 'A change of a webhook: fields left out keep their value; `active: true` resumes deliveries of new events.',
+  example: { active: true, events: ['alert.created'] },
+});
 export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>;
 
 /** A webhook as reads return it: never its secrets, only whether a bearer token is set. */
-export const WebhookSchema = Type.Object({
+const WebhookFields = {
   id: Type.String({ description: 'Prefix `whk_`' }),
   url: Type.String(),
   events: Type.Array(Type.String()),
@@ -43,13 +54,26 @@ export const WebhookSchema = Type.Object({
   delivery_count: Type.Integer({ description: 'Attempts made so far (the history keeps WEBHOOK_HISTORY_RETENTION_DAYS of them)' }),
   queued: Type.Integer({ description: 'Events waiting to be delivered (or being delivered) to this webhook' }),
   oldest_queued_at: Nullable(Type.String({ format: 'date-time', description: 'When the oldest of them was queued; null when none' })),
+};
+const webhookExample = {
+  id: EXAMPLE_IDS.webhook, url: 'https://siem.example.com/hooks/ai-usage', events: ['alert.created', 'interaction.policy_violated'],
+  active: true, description: 'SIEM intake', headers: { 'X-Source': 'ugs' }, has_auth_token: true,
+  created_at: '2026-02-10T12:00:00.000Z', updated_at: '2026-02-10T12:00:00.000Z', last_delivery: '2026-03-02T09:15:28.120Z',
+  delivery_count: 42, queued: 0, oldest_queued_at: null,
+};
+export const WebhookSchema = component('Webhook', Type.Object(WebhookFields), {
+  description: 'A receiver of signed event notifications (Standard Webhooks). Its secrets are never shown again.',
+  example: webhookExample,
 });
 export type WebhookResponse = Static<typeof WebhookSchema>;
 
-export const CreatedWebhookSchema = Type.Intersect([
-  WebhookSchema,
-  Type.Object({ signing_secret: Type.String({ description: 'Prefix `whsec_`; returned only here and by rotate-secret' }) }),
-]);
+export const CreatedWebhookSchema = component('WebhookWithSecret', Type.Object({
+  ...WebhookFields,
+  signing_secret: Type.String({ description: 'Prefix `whsec_`; returned only here and by rotate-secret' }),
+}), {
+  description: 'A new webhook with its signing secret, which only this response (and rotate-secret) shows.',
+  example: { ...webhookExample, last_delivery: null, delivery_count: 0, signing_secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+});
 
 export const WebhookParams = Type.Object({ webhook_id: Type.String({ maxLength: 100 }) });
 export const DeliveryParams = Type.Object({
@@ -58,9 +82,11 @@ export const DeliveryParams = Type.Object({
 });
 
 export const ListWebhooksQuery = Type.Object({ ...PageQuery, active: Type.Optional(Type.Boolean()) });
-export const WebhookList = Type.Object({ webhooks: Type.Array(WebhookSchema), total: Type.Integer(), next_cursor: NextCursor });
+export const WebhookList = component('WebhookList', Type.Object({
+  webhooks: Type.Array(ref(WebhookSchema)), total: Type.Integer(), next_cursor: NextCursor,
+}), { description: 'A page of webhooks.', example: { webhooks: [webhookExample], total: 1, next_cursor: null } });
 
-export const DeliveryRecordSchema = Type.Object({
+export const DeliveryRecordSchema = component('WebhookDelivery', Type.Object({
   id: Type.String({ description: 'Prefix `dlv_`; also the `X-Service-Delivery` header of the attempt' }),
   timestamp: Type.String({ format: 'date-time' }),
   event_type: Type.String(),
@@ -71,35 +97,57 @@ export const DeliveryRecordSchema = Type.Object({
   response_time_ms: Type.Integer(),
   success: Type.Boolean(),
   error: Type.Optional(Type.String({ description: 'Present on failed attempts' })),
+}), {
+  description: 'One attempt to deliver an event to a webhook.',
+  example: {
+    id: EXAMPLE_IDS.delivery, timestamp: '2026-03-02T09:15:28.120Z', event_type: 'alert.created', event_id: EXAMPLE_IDS.event,
+    attempt: 1, test: false, status_code: 200, response_time_ms: 87, success: true,
+  },
 });
 export type DeliveryRecordResponse = Static<typeof DeliveryRecordSchema>;
 
 export const DeliveriesQuery = Type.Object(PageQuery);
-export const DeliveryList = Type.Object({ deliveries: Type.Array(DeliveryRecordSchema), total: Type.Integer(), next_cursor: NextCursor });
+export const DeliveryList = component('WebhookDeliveryList', Type.Object({
+  deliveries: Type.Array(ref(DeliveryRecordSchema)), total: Type.Integer(), next_cursor: NextCursor,
+}), { description: 'A page of delivery attempts.', example: { deliveries: [DeliveryRecordSchema.examples[0]], total: 1, next_cursor: null } });
 
-export const TestWebhookBody = Type.Object({ event_type: EventTypeSchema });
-export const TestResult = Type.Object({
+export const TestWebhookBody = component('WebhookTest', Type.Object({ event_type: EventTypeSchema }), {
+  description: 'Which sample event to send.', example: { event_type: 'alert.created' },
+});
+export const TestResult = component('WebhookTestResult', Type.Object({
   delivered: Type.Boolean(),
   status_code: Type.Integer(),
   response_time_ms: Type.Integer(),
   timestamp: Type.String({ format: 'date-time' }),
   delivery_id: Type.String(),
   error: Type.Optional(Type.String()),
+}), {
+  description: 'The outcome of a test delivery (also kept in the delivery history).',
+  example: { delivered: true, status_code: 200, response_time_ms: 91, timestamp: '2026-03-02T09:20:00.000Z', delivery_id: EXAMPLE_IDS.delivery },
 });
 
-export const RotatedSecret = Type.Object({
+export const RotatedSecret = component('WebhookSecret', Type.Object({
   id: Type.String(),
   signing_secret: Type.String({ description: 'The new secret; returned only here' }),
   previous_secret_expires_at: Type.String({
     format: 'date-time',
     description: 'Until then the previous secret also signs each delivery (in `webhook-signature`)',
   }),
+}), {
+  description: 'A new signing secret, shown only here.',
+  example: { id: EXAMPLE_IDS.webhook, signing_secret: 'whsec_C2FtcGxlLXNlY3JldC1mb3ItZG9jcw', previous_secret_expires_at: '2026-03-03T09:20:00.000Z' },
 });
 
-export const RedeliveryAccepted = Type.Object({
+export const RedeliveryAccepted = component('WebhookRedelivery', Type.Object({
   webhook_id: Type.String(),
   event_id: Type.String(),
   event_type: Type.String(),
   redelivery_of: Type.String({ description: 'The delivery record that was redelivered' }),
   queued_at: Type.String({ format: 'date-time' }),
+}), {
+  description: 'A redelivery queued: the event is sent again as a new chain of attempts.',
+  example: {
+    webhook_id: EXAMPLE_IDS.webhook, event_id: EXAMPLE_IDS.event, event_type: 'alert.created', redelivery_of: EXAMPLE_IDS.delivery,
+    queued_at: '2026-03-02T09:30:00.000Z',
+  },
 });
