@@ -13,7 +13,7 @@ const RANK = { block: 0, coach: 1, log: 2 };
 
 const interactionArb: fc.Arbitrary<EvaluatedInteraction> = fc.record({
   platform_id: fc.constantFrom(...PLATFORMS),
-  classifications: fc.array(fc.record({ type: fc.constantFrom(...TYPES) }), { maxLength: 3 }),
+  classifications: fc.array(fc.record({ type: fc.constantFrom(...TYPES), validated: fc.boolean() }, { requiredKeys: ['type'] }), { maxLength: 3 }),
   risk_score: fc.double({ min: 0, max: 1, noNaN: true }),
   direction: fc.constantFrom(...DIRECTIONS),
   source: fc.constantFrom(...SOURCES),
@@ -28,6 +28,7 @@ const conditionsArb: fc.Arbitrary<PolicyConditions> = fc.record({
   directions: subset(DIRECTIONS),
   sources: subset(SOURCES),
   interaction_types: subset(INTERACTION_TYPES),
+  validated_only: fc.constant(true),
 }, { requiredKeys: [] });
 
 const policyArb = (conditions = conditionsArb, enabled: fc.Arbitrary<boolean> = fc.boolean()): fc.Arbitrary<PolicyRule> =>
@@ -40,10 +41,15 @@ const policyArb = (conditions = conditionsArb, enabled: fc.Arbitrary<boolean> = 
     conditions,
   });
 
+/** The classifications a policy considers: with validated_only, the validated ones. */
+const signalsOf = (c: PolicyConditions, i: EvaluatedInteraction) =>
+  (c.validated_only ? i.classifications.filter((x) => x.validated === true) : i.classifications);
+
 /** Each condition on its own, written independently of the implementation. */
 const HOLDS: Record<keyof PolicyConditions, (c: Required<PolicyConditions>, i: EvaluatedInteraction) => boolean> = {
   platform_ids: (c, i) => c.platform_ids.includes(i.platform_id),
-  classification_types: (c, i) => i.classifications.some((x) => c.classification_types.includes(x.type)),
+  classification_types: (c, i) => signalsOf(c, i).some((x) => c.classification_types.includes(x.type)),
+  validated_only: (_c, i) => i.classifications.some((x) => x.validated === true),
   min_risk_score: (c, i) => i.risk_score >= c.min_risk_score,
   directions: (c, i) => c.directions.includes(i.direction),
   sources: (c, i) => c.sources.includes(i.source),
@@ -99,6 +105,18 @@ describe('evaluate (examples)', () => {
     expect(evaluate(policies, base).map((d) => d.policy_name)).toEqual(['y block', 'a coach', 'b coach', 'z log']);
   });
 
+  it('with validated_only, counts only validated classifications; false is the same as absent', () => {
+    const cards = { classification_types: ['IBAN'] };
+    const interaction = { ...base, classifications: [{ type: 'IBAN', validated: false }, { type: 'EMAIL', validated: true }] };
+    expect(evaluate([rule({ conditions: cards })], interaction)).toHaveLength(1);
+    expect(evaluate([rule({ conditions: { ...cards, validated_only: true } })], interaction)).toEqual([]);
+    expect(evaluate([rule({ conditions: { validated_only: true } })], interaction)[0]!.matched_conditions).toBe(1);
+    expect(evaluate([rule({ conditions: { validated_only: true } })], { ...base, classifications: [{ type: 'IBAN' }] })).toEqual([]);
+    expect(evaluate([rule({ conditions: { ...cards, validated_only: false } })], interaction)[0]!.matched_conditions).toBe(1);
+    const validIban = { ...base, classifications: [{ type: 'IBAN', validated: true }] };
+    expect(evaluate([rule({ conditions: { ...cards, validated_only: true } })], validIban)[0]!.matched_conditions).toBe(2);
+  });
+
   it('treats an interaction without classifications as matching no classification condition', () => {
     expect(evaluate([rule({ conditions: { classification_types: ['EMAIL'] } })], { ...base, classifications: [] })).toEqual([]);
   });
@@ -124,7 +142,7 @@ describe('evaluate (properties)', () => {
       for (const key of Object.keys(conditions) as Array<keyof PolicyConditions>) {
         const single = { [key]: conditions[key] } as PolicyConditions;
         const matched = evaluate([rule({ conditions: single })], interaction).length === 1;
-        expect(matched).toBe(HOLDS[key](conditions as Required<PolicyConditions>, interaction));
+        expect(matched).toBe(HOLDS[key](single as Required<PolicyConditions>, interaction));
       }
     }));
   });

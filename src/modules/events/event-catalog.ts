@@ -35,9 +35,9 @@ const DEFINITIONS: Record<EventType, { description: string; data: EventDataName 
   },
   'interaction.classified': {
     data: 'InteractionEventData',
-    description: 'The service\'s own detectors added classifications to an interaction. The service has no detectors '
-      + 'of its own yet (every classification comes from the client), so this type is never emitted today; it may be '
-      + `subscribed to. ${INTERACTION_DATA}`,
+    description: 'The service validated the classifications of a stored interaction (the tenant\'s `validate_signals` '
+      + 'is on and the interaction has at least one): each classification carries `validated`, true when its value passed '
+      + `its type's check (CREDIT_CARD, IBAN, NIR, SIRET, EMAIL, IP_ADDRESS). Sent beside \`interaction.created\`. ${INTERACTION_DATA}`,
   },
   'alert.created': {
     data: 'AlertEventData',

@@ -72,7 +72,7 @@ export function sampleEnvelope(eventType: EventType, seed: SampleSeed): EventEnv
 const DAY_MS = 24 * 60 * 60 * 1000;
 const earlier = (seed: SampleSeed, ms: number) => new Date(seed.now.getTime() - ms).toISOString();
 
-function interaction(seed: SampleSeed, variant: 'plain' | 'violating'): InteractionEventData {
+function interaction(seed: SampleSeed, variant: 'plain' | 'violating' | 'classified'): InteractionEventData {
   const violating = variant === 'violating';
   return {
     id: seed.id('interaction'),
@@ -82,7 +82,12 @@ function interaction(seed: SampleSeed, variant: 'plain' | 'violating'): Interact
     content_hash: '5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8',
     interaction_type: 'prompt',
     content_metadata: { url: 'https://chatgpt.com/', model: 'gpt-4o', snippet_length: 412 },
-    classifications: violating
+    classifications: variant === 'classified'
+      ? [
+        { type: 'CREDIT_CARD', value: '4111 1111 1111 1111', score: 0.97, start: 118, end: 137, validated: true },
+        { type: 'IBAN', value: 'FR76 3000 6000 0112 3456 7890 188', score: 0.74, start: 160, end: 193, validated: false },
+      ]
+      : violating
       ? [
         { type: 'CREDIT_CARD', value: '4111********1111', score: 0.97, start: 118, end: 137 },
         { type: 'PERSON_NAME', value: 'J*** D**', score: 0.81, start: 12, end: 20 },
@@ -163,7 +168,7 @@ const SAMPLE_DATA: Record<EventType, (seed: SampleSeed) => unknown> = {
   'interaction.created': (seed) => interaction(seed, 'plain'),
   'interaction.policy_violated': (seed) => interaction(seed, 'violating'),
   'interaction.high_risk': (seed) => interaction(seed, 'violating'),
-  'interaction.classified': (seed) => interaction(seed, 'plain'),
+  'interaction.classified': (seed) => interaction(seed, 'classified'),
   'alert.created': (seed) => alert(seed, 'high'),
   'alert.severity_critical': (seed) => alert(seed, 'critical'),
   'alert.severity_high': (seed) => alert(seed, 'high'),

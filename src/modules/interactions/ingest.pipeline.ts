@@ -73,10 +73,10 @@ async function commitGroup(deps: Deps, requests: IngestRequest[]): Promise<Outco
   let fanOut: FanOutRows | undefined;
   let written: { interactions: number; events: QueuedEvent[] } = { interactions: 0, events: [] };
   const stored = await deps.store.db.transaction().execute(async (tx) => {
-    const { versions, subscriptions } = await readGroupContext(tx, [...new Set(requests.map((request) => request.tenantId))].sort());
+    const { versions, subscriptions, validatingSignals } = await readGroupContext(tx, [...new Set(requests.map((request) => request.tenantId))].sort());
     const policies = await policyCacheFor(deps).enabledPolicies(tx, versions);
     const prepared = requests.map((request) =>
-      prepareIngest(request.tenantId, request.inputs, policies.get(request.tenantId)!, now));
+      prepareIngest(request.tenantId, request.inputs, policies.get(request.tenantId)!, now, validatingSignals.has(request.tenantId)));
     const responses = requests.map((request, i) => request.respond(prepared[i]!.interactions));
     const credentialChanged = requests.map((request) =>
       request.credentialsVersion !== undefined && request.credentialsVersion !== versions.get(request.tenantId)!.credentials);

@@ -33,6 +33,10 @@ export const ClassificationSchema = component('Classification', Type.Object({
   score: Type.Number({ minimum: 0, maximum: 1 }),
   start: Type.Integer({ minimum: 0, maximum: MAX_OFFSET }),
   end: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, description: 'At least `start`' }),
+  validated: Type.Optional(Type.Boolean({
+    description: 'Set by the service, ignored in input: present when the tenant validates signals (`validate_signals`); '
+      + 'true when `value` passed its type\'s check (CREDIT_CARD, IBAN, NIR, SIRET, EMAIL, IP_ADDRESS), false when it '
+      + 'failed or the type has no check' })),
 }), {
   description: 'Sensitive data a client detected in the content, by type, with its position and confidence.',
   example: { type: 'EMAIL', value: 'j***@example.com', score: 0.98, start: 12, end: 28 },

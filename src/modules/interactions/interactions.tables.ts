@@ -13,6 +13,8 @@ export interface Classification {
   score: number;
   start: number;
   end: number;
+  /** Set by the service when the tenant validates signals: whether `value` passed its type's check. */
+  validated?: boolean;
 }
 
 /** A decision as stored on the interaction and returned by its API (events drop matched_conditions). */
@@ -30,6 +32,7 @@ export interface PolicyConditions {
   directions?: Direction[];
   sources?: Source[];
   interaction_types?: InteractionType[];
+  validated_only?: boolean;
 }
 
 export interface InteractionsTable {

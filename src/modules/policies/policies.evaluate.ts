@@ -16,7 +16,7 @@ export interface PolicyRule {
 /** What evaluation needs of an interaction. */
 export interface EvaluatedInteraction {
   platform_id: string;
-  classifications: ReadonlyArray<{ type: string }>;
+  classifications: ReadonlyArray<{ type: string; validated?: boolean }>;
   risk_score: number;
   direction: Direction;
   source: Source;
@@ -27,14 +27,16 @@ const ACTION_RANK: Record<PolicyAction, number> = { block: 0, coach: 1, log: 2 }
 
 /** How many conditions a policy has; when it matches, all of them matched. */
 export function countConditions(conditions: PolicyConditions): number {
-  return Object.values(conditions).filter((value) => value !== undefined).length;
+  return Object.values(conditions).filter((value) => value !== undefined && value !== false).length;
 }
 
 /** Whether every condition the policy has holds for the interaction (none: it matches everything). */
 export function matches(conditions: PolicyConditions, interaction: EvaluatedInteraction): boolean {
-  const { platform_ids, classification_types, min_risk_score, directions, sources, interaction_types } = conditions;
+  const { platform_ids, classification_types, min_risk_score, directions, sources, interaction_types, validated_only } = conditions;
   if (platform_ids && !platform_ids.includes(interaction.platform_id)) return false;
-  if (classification_types && !interaction.classifications.some((c) => classification_types.includes(c.type))) return false;
+  const signals = validated_only ? interaction.classifications.filter((c) => c.validated === true) : interaction.classifications;
+  if (validated_only && signals.length === 0) return false;
+  if (classification_types && !signals.some((c) => classification_types.includes(c.type))) return false;
   if (min_risk_score !== undefined && !(interaction.risk_score >= min_risk_score)) return false;
   if (directions && !directions.includes(interaction.direction)) return false;
   if (sources && !sources.includes(interaction.source)) return false;

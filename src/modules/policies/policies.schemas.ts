@@ -8,7 +8,7 @@ import {
 
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 export const CONDITION_KEYS = [
-  'platform_ids', 'classification_types', 'min_risk_score', 'directions', 'sources', 'interaction_types',
+  'platform_ids', 'classification_types', 'min_risk_score', 'directions', 'sources', 'interaction_types', 'validated_only',
 ] as const;
 const MAX_LIST_CONDITION = 100;
 
@@ -25,6 +25,10 @@ export const ConditionsSchema = component('PolicyConditions', Type.Object({
   directions: list(StringEnum(DIRECTIONS), 'The interaction has one of these directions'),
   sources: list(StringEnum(SOURCES), 'The interaction comes from one of these sources'),
   interaction_types: list(StringEnum(INTERACTION_TYPES), 'The interaction is of one of these types'),
+  validated_only: Type.Optional(Type.Boolean({
+    description: 'Count only the classifications the service validated (`validated: true`): with '
+      + '`classification_types`, one of those types must be validated; without, any validated classification. '
+      + 'Default false' })),
 }, { propertyNames: { enum: [...CONDITION_KEYS] } }), {
   description: 'What an interaction must match for the policy to apply: every condition given must hold; none matches all.',
   example: { platform_ids: ['chatgpt', 'claude'], classification_types: ['EMAIL', 'IBAN'], min_risk_score: 0.7 },
@@ -77,6 +81,7 @@ export const PolicySchema = component('Policy', Type.Object({
     directions: Type.Optional(Type.Array(StringEnum(DIRECTIONS))),
     sources: Type.Optional(Type.Array(StringEnum(SOURCES))),
     interaction_types: Type.Optional(Type.Array(StringEnum(INTERACTION_TYPES))),
+    validated_only: Type.Optional(Type.Boolean()),
   }),
   created_at: IsoDate,
   updated_at: IsoDate,

@@ -143,6 +143,7 @@ function normaliseConditions(input: ConditionsInput): PolicyConditions {
   if (input.directions) conditions.directions = unique(input.directions);
   if (input.sources) conditions.sources = unique(input.sources);
   if (input.interaction_types) conditions.interaction_types = unique(input.interaction_types);
+  if (input.validated_only) conditions.validated_only = true;
   if (details.length > 0) {
     throw new AppError('validation_error', `Invalid request: ${details[0]!.path} ${details[0]!.message}`, { details });
   }
