@@ -55,9 +55,11 @@ export function retryingFetch(fetchOnce: Fetch, options: RetryOptions = {}): Fet
         error = caught;
       }
       if (response && !RETRIED_STATUSES.has(response.status)) return response;
+      const asked = response && retryAfterMs(response);
       const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (retry - 1));
-      const delayMs = (response && retryAfterMs(response)) ?? backoff / 2 + Math.random() * (backoff / 2);
-      if (retry > retries || delayMs > maxDelayMs) {
+      // Jitter, also on top of Retry-After: clients refused together should not all come back together.
+      const delayMs = asked === undefined ? backoff / 2 + Math.random() * (backoff / 2) : asked + Math.random() * baseDelayMs;
+      if (retry > retries || (asked ?? 0) > maxDelayMs) {
         if (response) return response;
         throw error;
       }
