@@ -150,6 +150,18 @@ describe.each(STORES)('SDK pagination and retries against the running service [%
       expect(requested).toEqual(['?limit=5', '?limit=5&page=2', '?limit=5&page=3']);
     });
 
+    it('takes a list answered as an array (search) as one page', async () => {
+      const t = await h.tenant();
+      const client = createGovernanceClient({ baseUrl, token: t.adminToken });
+      const contentHash = randomHash();
+      await client.POST('/api/v1/interactions/batch', { body: [interactionBody({ content_hash: contentHash }), interactionBody({ content_hash: contentHash })] });
+      const found: string[] = [];
+      for await (const interaction of client.items('/api/v1/interactions/search', { params: { query: { content_hash: contentHash } } })) {
+        found.push(interaction.content_hash);
+      }
+      expect(found).toEqual([contentHash, contentHash]);
+    });
+
     it('rejects with ApiError when a page fails', async () => {
       const t = await h.tenant();
       const client = createGovernanceClient({ baseUrl, token: t.adminToken });

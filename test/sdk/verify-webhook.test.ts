@@ -106,6 +106,19 @@ describe.each(STORES)('verifyWebhook with real deliveries [%s]', (kind) => {
     expect(verifyWebhook(request.rawBody, request.headers, [previous, secret], { scheme: 'service-signature' }).event_type).toBe('policy.created');
   });
 
+  it('types interaction events as they arrive: the interaction, its decisions without matched_conditions', async () => {
+    await client.POST('/api/v1/policies', { body: { name: 'log all', action: 'log' } });
+    const created = await client.POST('/api/v1/interactions', { body: { platform_id: 'openai', content_hash: 'ab'.repeat(32) } });
+    const isIt = (request: ReceivedRequest) => request.rawBody.includes(created.id) && request.headers['x-service-event'] === 'interaction.created';
+    await receiver.waitFor((requests) => requests.some(isIt));
+    const request = receiver.requests.find(isIt)!;
+    const event = verifyWebhook(request.rawBody, request.headers, secret);
+    if (event.event_type !== 'interaction.created') throw new Error(`unexpected ${event.event_type}`);
+    const { policy_decisions: decisions, ...interaction } = created;
+    expect(event.data).toEqual({ ...interaction, policy_decisions: decisions.map(({ matched_conditions: _m, ...decision }) => decision) });
+    expect(event.data.policy_decisions.map((decision) => decision.policy_name)).toContain('log all');
+  });
+
   it('verifies the test operation\'s delivery of any event type', async () => {
     const before = receiver.requests.length;
     const outcome = await client.POST('/api/v1/webhooks/{webhook_id}/test', {
