@@ -61,7 +61,9 @@ function idempotentOperations(document) {
 
 async function generate(dir) {
   const document = parametersWithDefaultsOptional(await openApiDocument());
-  const types = astToString(await openapiTS(document, { alphabetize: false }));
+  // defaultNonNullable: false, so that a body property with a default stays optional for callers
+  // unless the schema lists it as required (openapi-typescript would otherwise require it).
+  const types = astToString(await openapiTS(document, { defaultNonNullable: false }));
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'openapi.ts'), HEADER + types);
   writeFileSync(join(dir, 'operations.ts'), `${HEADER}

@@ -46,7 +46,8 @@ type DocumentEnvelope = {
 }[keyof webhooks];
 
 /** The body of a webhook delivery, discriminated by `event_type`. */
-export type WebhookEvent = string extends keyof webhooks ? ContractEnvelope : DocumentEnvelope;
+export type WebhookEvent = string extends keyof webhooks ? ContractEnvelope
+  : [DocumentEnvelope] extends [never] ? ContractEnvelope : DocumentEnvelope;
 export type WebhookEventType = WebhookEvent['event_type'];
 /** The envelope of one event type, e.g. `WebhookEventOf<'alert.created'>`. */
 export type WebhookEventOf<T extends WebhookEventType> = Extract<WebhookEvent, { event_type: T }>;
@@ -61,4 +62,4 @@ export const WEBHOOK_EVENT_TYPES = [
 
 // Fails to compile when the envelopes name an event type the list above lacks.
 export type MissingEventTypes = Exclude<WebhookEventType, (typeof WEBHOOK_EVENT_TYPES)[number]>;
-true satisfies ([MissingEventTypes] extends [never] ? true : false);
+true satisfies (string extends WebhookEventType ? true : [MissingEventTypes] extends [never] ? true : false);

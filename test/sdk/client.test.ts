@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { ApiError, createGovernanceClient, type ErrorCode } from '../../sdk/src/index.js';
 import { Harness, TEST_PASSWORD, type TestTenant } from '../helpers/harness.js';
-import { interactionBody } from '../helpers/interactions-fixtures.js';
+import { randomHash } from '../helpers/interactions-fixtures.js';
 import { listen } from '../helpers/listening.js';
 import { STORES } from '../helpers/stores.js';
 
@@ -40,8 +40,8 @@ describe.each(STORES)('SDK client against the running service [%s]', (kind) => {
   it('calls with an API key: creates an interaction, reads it back by path parameter, and is refused what its scopes do not open', async () => {
     const key = await h.apiKey(t, ['interactions:write', 'interactions:read']);
     const client = createGovernanceClient({ baseUrl, apiKey: key });
-    const body = interactionBody({ platform_id: 'OpenAI' });
-    const created = await client.POST('/api/v1/interactions', { body: body as { platform_id: string; content_hash: string } });
+    const body = { platform_id: 'OpenAI', content_hash: randomHash() };
+    const created = await client.POST('/api/v1/interactions', { body });
     expectTypeOf(created.risk_score).toEqualTypeOf<number>();
     expect(created).toMatchObject({ platform_id: 'openai', content_hash: body.content_hash, tenant_id: t.tenantId });
 

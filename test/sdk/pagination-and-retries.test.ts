@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { ApiError, createGovernanceClient, type RetryEvent } from '../../sdk/src/index.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
-import { interactionBody, randomHash } from '../helpers/interactions-fixtures.js';
+import { randomHash } from '../helpers/interactions-fixtures.js';
 import { listen } from '../helpers/listening.js';
 import { ResponseDroppingProxy } from '../helpers/response-dropping-proxy.js';
 import { STORES } from '../helpers/stores.js';
@@ -90,7 +90,7 @@ describe.each(STORES)('SDK pagination and retries against the running service [%
       const t = await h.tenant();
       const client = createGovernanceClient({ baseUrl, token: t.adminToken });
       const created = hashes(37);
-      const batch = await client.POST('/api/v1/interactions/batch', { body: created.map((content_hash) => interactionBody({ content_hash })) });
+      const batch = await client.POST('/api/v1/interactions/batch', { body: created.map((content_hash) => ({ platform_id: 'openai', content_hash })) });
       expect(batch).toMatchObject({ stored: 37 });
 
       const seen: string[] = [];
@@ -99,7 +99,7 @@ describe.each(STORES)('SDK pagination and retries against the running service [%
         seen.push(interaction.content_hash);
         // Rows added during a walk by cursor do not shift it.
         if (seen.length === 5) {
-          await client.POST('/api/v1/interactions/batch', { body: hashes(3).map((content_hash) => interactionBody({ content_hash })) });
+          await client.POST('/api/v1/interactions/batch', { body: hashes(3).map((content_hash) => ({ platform_id: 'openai', content_hash })) });
         }
       }
       expect(new Set(seen).size).toBe(seen.length);
@@ -134,7 +134,7 @@ describe.each(STORES)('SDK pagination and retries against the running service [%
       const t = await h.tenant();
       const created = hashes(12);
       await createGovernanceClient({ baseUrl, token: t.adminToken })
-        .POST('/api/v1/interactions/batch', { body: created.map((content_hash) => interactionBody({ content_hash })) });
+        .POST('/api/v1/interactions/batch', { body: created.map((content_hash) => ({ platform_id: 'openai', content_hash })) });
       // The service's real answers, as a release without cursors would send them.
       const requested: string[] = [];
       const withoutCursors = async (request: Request) => {
@@ -154,7 +154,7 @@ describe.each(STORES)('SDK pagination and retries against the running service [%
       const t = await h.tenant();
       const client = createGovernanceClient({ baseUrl, token: t.adminToken });
       const contentHash = randomHash();
-      await client.POST('/api/v1/interactions/batch', { body: [interactionBody({ content_hash: contentHash }), interactionBody({ content_hash: contentHash })] });
+      await client.POST('/api/v1/interactions/batch', { body: [{ platform_id: 'openai', content_hash: contentHash }, { platform_id: 'openai', content_hash: contentHash }] });
       const found: string[] = [];
       for await (const interaction of client.items('/api/v1/interactions/search', { params: { query: { content_hash: contentHash } } })) {
         found.push(interaction.content_hash);
