@@ -249,6 +249,23 @@ describe.each(STORES)('SDK pagination and retries against the running service [%
       }
     });
 
+    it('retries a GET whose answer was lost', async () => {
+      const t = await h.tenant();
+      const proxy = new ResponseDroppingProxy('127.0.0.1', Number(new URL(baseUrl).port));
+      await proxy.start();
+      try {
+        const retries: RetryEvent[] = [];
+        const client = createGovernanceClient({ baseUrl: proxy.url, token: t.adminToken, retry: { baseDelayMs: 20, onRetry: (retry) => retries.push(retry) } });
+        proxy.arm('GET /api/v1/tenant HTTP');
+        expect((await client.GET('/api/v1/tenant')).id).toBe(t.tenantId);
+        expect(proxy.dropped).toBe(1);
+        expect(retries).toMatchObject([{ method: 'GET', status: undefined }]);
+        expect(retries[0]!.error).toBeInstanceOf(TypeError);
+      } finally {
+        await proxy.stop();
+      }
+    });
+
     it('gives up at once on a 429 whose Retry-After is longer than it may wait, and says so in ApiError', async () => {
       const t = await h.tenant();
       const limited = await replica({ RATE_LIMIT_PER_MINUTE: '2' });
