@@ -85,6 +85,7 @@ export function createGovernanceClient(options: GovernanceClientOptions): Govern
   });
   raw.use(idempotencyKeys);
 
+  // The types are GovernanceClient's; the implementations below only pass calls through.
   const call = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE') =>
     (async (path: string, init?: object) => {
       const send = raw[method] as (path: string, init?: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
