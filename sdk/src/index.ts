@@ -1,0 +1,10 @@
+export { createGovernanceClient } from './client.js';
+export type { Call, GovernanceClient, GovernanceClientOptions, ItemOf, ListCall, ListPath, SuccessData } from './client.js';
+export { ApiError } from './errors.js';
+export type { ErrorBody, ErrorCode, ErrorDetail } from './errors.js';
+export type { RetryEvent, RetryOptions } from './retry.js';
+export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
+export type { VerifyWebhookOptions, WebhookHeaders, WebhookVerificationFailure } from './webhooks.js';
+export { WEBHOOK_EVENT_TYPES } from './events.js';
+export type { WebhookEvent, WebhookEventOf, WebhookEventType } from './events.js';
+export type { components, paths, webhooks } from './generated/openapi.js';
