@@ -18,6 +18,8 @@ export interface Config {
   databasePoolTimeoutMs: number;
   /** Interactions waiting for a group commit in one process; past it, creates get a 503 at once. */
   ingestMaxPending: number;
+  /** Most interactions a policy dry-run examines, newest first. */
+  policyDryRunMaxRows: number;
   /** Embedded store: a commit returns once its WAL is fsynced (docs/embedded-store.md). */
   embeddedDurableCommits: boolean;
   /** Embedded store: PostgreSQL's shared_buffers, in MiB, inside the process's WASM memory. */
@@ -162,6 +164,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databasePoolTimeoutMs: integer(env, 'DATABASE_POOL_TIMEOUT_MS', 5000, 1, 600_000),
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 15_000, 0, 3_600_000),
     ingestMaxPending: integer(env, 'INGEST_MAX_PENDING', 20_000, 1, 10_000_000),
+    policyDryRunMaxRows: integer(env, 'POLICY_DRY_RUN_MAX_ROWS', 1_000_000, 1, 100_000_000),
     embeddedDurableCommits: boolean(env, 'EMBEDDED_DURABLE_COMMITS', true),
     embeddedSharedBuffersMb: integer(env, 'EMBEDDED_SHARED_BUFFERS_MB', 16, 1, 1024),
     bootstrapAdminEmail: email(env, 'BOOTSTRAP_ADMIN_EMAIL'),

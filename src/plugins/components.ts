@@ -9,7 +9,7 @@ import {
   InteractionMatchSchema, InteractionSchema, PolicyDecisionSchema,
 } from '../modules/interactions/interactions.schemas.js';
 import {
-  ConditionsSchema, CreatePolicyBody, PolicyListSchema, PolicySchema, UpdatePolicyBody,
+  ConditionsSchema, CreatePolicyBody, DryRunSchema, PolicyListSchema, PolicySchema, UpdatePolicyBody,
 } from '../modules/policies/policies.schemas.js';
 import { StatsSchema } from '../modules/stats/stats.schemas.js';
 import { ProbeSchema, VersionSchema } from '../modules/system/system.schemas.js';
@@ -36,7 +36,7 @@ export const COMPONENT_SCHEMAS: readonly (TSchema & { $id: string; examples: unk
   ProbeSchema, VersionSchema, TenantSchema, UpdateTenantBody, ErasureReceiptSchema,
   InteractionInputSchema, BatchBodySchema, BatchResultSchema, InteractionSchema, InteractionListSchema,
   InteractionMatchSchema, ClassificationSchema, PolicyDecisionSchema,
-  PolicySchema, CreatePolicyBody, UpdatePolicyBody, PolicyListSchema, ConditionsSchema,
+  PolicySchema, CreatePolicyBody, UpdatePolicyBody, PolicyListSchema, ConditionsSchema, DryRunSchema,
   AlertSchema, AlertListSchema,
   UserSchema, InviteBody, UpdateUserBody, UpdateMeBody, StatusBody, ResetPasswordBody, ResetPasswordResponse, UserList,
   ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, ApiKeyList,

@@ -504,6 +504,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/policies/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a policy on past interactions
+         * @description What a policy (the body of a create) would have matched among the interactions stored in the date range: how many, by resulting action, the alerts it would raise and up to 20 matching ids. Stores nothing. At most `POLICY_DRY_RUN_MAX_ROWS` interactions are examined, newest first; `truncated` says when the range held more.
+         *
+         *     Access: users with the role `admin`; API keys cannot call it.
+         */
+        post: operations["dryRunPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/policies/{policy_id}": {
         parameters: {
             query?: never;
@@ -3078,6 +3100,41 @@ export interface components {
             interaction_types?: ("prompt" | "completion" | "tool_call" | "embedding")[];
             /** @description Count only the classifications the service validated (`validated: true`): with `classification_types`, one of those types must be validated; without, any validated classification. Default false */
             validated_only?: boolean;
+        };
+        /**
+         * @description What a policy would have done to the interactions already stored: nothing is stored.
+         * @example {
+         *       "matched": 1843,
+         *       "by_action": {
+         *         "block": 1843,
+         *         "coach": 0,
+         *         "log": 0
+         *       },
+         *       "alerts": 1843,
+         *       "sample_ids": [
+         *         "0195b1d4-2e33-7f10-a1b2-3c4d5e6f7a04"
+         *       ],
+         *       "scanned": 412000,
+         *       "truncated": false
+         *     }
+         */
+        PolicyDryRun: {
+            /** @description Interactions examined that the policy matches */
+            matched: number;
+            /** @description Matched interactions by the strongest action they would get: this policy's, or a stronger one they already had */
+            by_action: {
+                block: number;
+                coach: number;
+                log: number;
+            };
+            /** @description Alerts it would raise: one per match for block and coach, none for log */
+            alerts: number;
+            /** @description The newest matching interactions, at most 20 */
+            sample_ids: string[];
+            /** @description Interactions examined, newest first in the range */
+            scanned: number;
+            /** @description True when older interactions of the range were not examined (POLICY_DRY_RUN_MAX_ROWS) */
+            truncated: boolean;
         };
         /**
          * @description Raised when an interaction matches a policy; open until an administrator resolves it.
@@ -5687,6 +5744,76 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Policy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    dryRunPolicy: {
+        parameters: {
+            query?: {
+                start_date?: string;
+                end_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "No personal data to chatbots",
+                 *       "description": "Blocks prompts carrying emails or IBANs",
+                 *       "action": "block",
+                 *       "severity": "high",
+                 *       "enabled": true,
+                 *       "conditions": {
+                 *         "platform_ids": [
+                 *           "chatgpt",
+                 *           "claude"
+                 *         ],
+                 *         "classification_types": [
+                 *           "EMAIL",
+                 *           "IBAN"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PolicyCreate"];
+            };
+        };
+        responses: {
+            /** @description What a policy would have done to the interactions already stored: nothing is stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "matched": 1843,
+                     *       "by_action": {
+                     *         "block": 1843,
+                     *         "coach": 0,
+                     *         "log": 0
+                     *       },
+                     *       "alerts": 1843,
+                     *       "sample_ids": [
+                     *         "0195b1d4-2e33-7f10-a1b2-3c4d5e6f7a04"
+                     *       ],
+                     *       "scanned": 412000,
+                     *       "truncated": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyDryRun"];
                 };
             };
             400: components["responses"]["BadRequest"];

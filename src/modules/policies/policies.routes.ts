@@ -3,8 +3,9 @@ import type { Deps } from '../../deps.js';
 import type { Access } from '../../lib/context.js';
 import { setPageHeaders, toPage } from '../../lib/pagination.js';
 import { NoContent, ref } from '../../lib/schemas.js';
+import { dryRunPolicy } from './policies.dry-run.js';
 import {
-  CreatePolicyBody, PolicyListQuery, PolicyListSchema, PolicyParams, PolicySchema, UpdatePolicyBody,
+  CreatePolicyBody, DryRunQuery, DryRunSchema, PolicyListQuery, PolicyListSchema, PolicyParams, PolicySchema, UpdatePolicyBody,
 } from './policies.schemas.js';
 import {
   createPolicy, deletePolicy, getPolicy, listPolicies, setPolicyEnabled, updatePolicy,
@@ -24,6 +25,20 @@ export const policiesRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
       response: { 201: ref(PolicySchema) },
     },
   }, async (request, reply) => reply.code(201).send(await createPolicy(deps, request.ctx, request.body)));
+
+  app.post('/policies/dry-run', {
+    schema: {
+      tags: ['policies'],
+      operationId: 'dryRunPolicy',
+      summary: 'Try a policy on past interactions',
+      description: 'What a policy (the body of a create) would have matched among the interactions stored in the date '
+        + 'range: how many, by resulting action, the alerts it would raise and up to 20 matching ids. Stores nothing. '
+        + 'At most `POLICY_DRY_RUN_MAX_ROWS` interactions are examined, newest first; `truncated` says when the range held more.',
+      body: ref(CreatePolicyBody),
+      querystring: DryRunQuery,
+      response: { 200: ref(DryRunSchema) },
+    },
+  }, async (request) => dryRunPolicy(deps, request.ctx, request.body, request.query));
 
   app.get('/policies', {
     config: { access: READERS },

@@ -107,3 +107,27 @@ export const PolicyListSchema = component('PolicyList', Type.Object({
   policies: Type.Array(ref(PolicySchema)), total: Type.Integer(), next_cursor: NextCursor,
 }), { description: 'A page of policies.', example: { policies: [PolicySchema.examples[0]], total: 1, next_cursor: null } });
 export const PolicyParams = Type.Object({ policy_id: Type.String({ maxLength: 100 }) });
+
+export const DryRunQuery = Type.Object({
+  start_date: Type.Optional(IsoDate),
+  end_date: Type.Optional(IsoDate),
+});
+
+const ActionCounts = Type.Object({
+  block: Type.Integer({ minimum: 0 }), coach: Type.Integer({ minimum: 0 }), log: Type.Integer({ minimum: 0 }),
+}, { description: 'Matched interactions by the strongest action they would get: this policy\'s, or a stronger one they already had' });
+
+export const DryRunSchema = component('PolicyDryRun', Type.Object({
+  matched: Type.Integer({ minimum: 0, description: 'Interactions examined that the policy matches' }),
+  by_action: ActionCounts,
+  alerts: Type.Integer({ minimum: 0, description: 'Alerts it would raise: one per match for block and coach, none for log' }),
+  sample_ids: Type.Array(Uuid, { maxItems: 20, description: 'The newest matching interactions, at most 20' }),
+  scanned: Type.Integer({ minimum: 0, description: 'Interactions examined, newest first in the range' }),
+  truncated: Type.Boolean({ description: 'True when older interactions of the range were not examined (POLICY_DRY_RUN_MAX_ROWS)' }),
+}), {
+  description: 'What a policy would have done to the interactions already stored: nothing is stored.',
+  example: {
+    matched: 1843, by_action: { block: 1843, coach: 0, log: 0 }, alerts: 1843,
+    sample_ids: [EXAMPLE_IDS.interaction], scanned: 412_000, truncated: false,
+  },
+});

@@ -126,7 +126,7 @@ async function recordChange(
 }
 
 /** Platform ids normalised like an interaction's, duplicates dropped; absent conditions omitted. */
-function normaliseConditions(input: ConditionsInput): PolicyConditions {
+export function normaliseConditions(input: ConditionsInput): PolicyConditions {
   const details: ErrorDetail[] = [];
   const conditions: PolicyConditions = {};
   if (input.platform_ids) {

@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import type { Deps } from '../../deps.js';
+import type { RequestContext } from '../../lib/context.js';
+import { parseDateRange } from '../interactions/dates.js';
+import type { PolicyAction, PolicyConditions } from '../interactions/interactions.tables.js';
+import type { CreatePolicyInput } from './policies.schemas.js';
+import { normaliseConditions } from './policies.service.js';
+
+const SAMPLE_SIZE = 20;
+
+export interface DryRunResult {
+  matched: number;
+  by_action: Record<PolicyAction, number>;
+  alerts: number;
+  sample_ids: string[];
+  scanned: number;
+  truncated: boolean;
+}
+
+/**
+ * What a policy would have done to the interactions already stored in a date range: how many it
+ * matches, the strongest action each of those would then get (with the decisions it already has),
+ * the alerts it would raise and the newest matching ids. Stores nothing. One statement examines
+ * at most `POLICY_DRY_RUN_MAX_ROWS` interactions, newest first; `truncated` says when older
+ * ones in the range were left out.
+ */
+export async function dryRunPolicy(
+  deps: Deps, ctx: RequestContext, input: CreatePolicyInput, range: { start_date?: string | undefined; end_date?: string | undefined },
+): Promise<DryRunResult> {
+  const conditions = normaliseConditions(input.conditions ?? {});
+  const { start, end } = parseDateRange(range);
+  const limit = deps.config.policyDryRunMaxRows;
+  const rank = ACTION_RANK[input.action];
+  const { rows: [row] } = await sql<{ scanned: number; more: boolean; matched: number; block: number; coach: number; log: number; sample: string[] }>`
+    with window_rows as (
+      select id, timestamp, platform_id, risk_score, direction, source, interaction_type, classifications, policy_decisions
+      from interactions
+      where tenant_id = ${ctx.tenantId}
+        and (${start ?? null}::timestamptz is null or timestamp >= ${start ?? null}::timestamptz)
+        and (${end ?? null}::timestamptz is null or timestamp <= ${end ?? null}::timestamptz)
+      order by timestamp desc, id desc
+      limit ${limit + 1}
+    ), examined as (
+      select * from window_rows order by timestamp desc, id desc limit ${limit}
+    ), hits as (
+      select id, timestamp,
+        least(${rank}::int, (select min(case d->>'action' when 'block' then 0 when 'coach' then 1 else 2 end)
+          from jsonb_array_elements(policy_decisions) d)) as outcome
+      from examined
+      where ${matchesSql(conditions)}
+    )
+    select (select count(*) from examined)::int as scanned,
+      (select count(*) from window_rows)::int > ${limit} as more,
+      (select count(*) from hits)::int as matched,
+      (select count(*) from hits where outcome = 0)::int as block,
+      (select count(*) from hits where outcome = 1)::int as coach,
+      (select count(*) from hits where outcome = 2)::int as log,
+      coalesce((select array_agg(id::text order by timestamp desc, id desc)
+        from (select id, timestamp from hits order by timestamp desc, id desc limit ${SAMPLE_SIZE}) s), '{}') as sample`
+    .execute(deps.store.db);
+  const matched = row!.matched;
+  return {
+    matched,
+    by_action: { block: row!.block, coach: row!.coach, log: row!.log },
+    alerts: input.action === 'log' ? 0 : matched,
+    sample_ids: row!.sample,
+    scanned: row!.scanned,
+    truncated: row!.more,
+  };
+}
+
+const ACTION_RANK: Record<PolicyAction, number> = { block: 0, coach: 1, log: 2 };
+
+/** The policy's conditions on a stored interaction, in SQL: the same rules as `matches()` (policies.evaluate.ts). */
+function matchesSql(conditions: PolicyConditions) {
+  const { platform_ids, classification_types, min_risk_score, directions, sources, interaction_types, validated_only } = conditions;
+  const clauses = [sql`true`];
+  if (platform_ids) clauses.push(sql`platform_id = any(${platform_ids}::text[])`);
+  if (min_risk_score !== undefined) clauses.push(sql`risk_score >= ${min_risk_score}`);
+  if (directions) clauses.push(sql`direction = any(${directions}::text[])`);
+  if (sources) clauses.push(sql`source = any(${sources}::text[])`);
+  if (interaction_types) clauses.push(sql`interaction_type = any(${interaction_types}::text[])`);
+  if (classification_types || validated_only) {
+    clauses.push(sql`exists (select 1 from jsonb_array_elements(classifications) c
+      where (${classification_types ?? null}::text[] is null or c->>'type' = any(${classification_types ?? null}::text[]))
+        and (not ${validated_only === true} or c->'validated' = 'true'::jsonb))`);
+  }
+  return sql.join(clauses, sql` and `);
+}
