@@ -107,6 +107,39 @@ describe.each(STORES)('policy dry-run [%s]', (kind) => {
     expect((await h.call('GET', '/api/v1/alerts', { token: t.adminToken })).json().total).toBe(alerts);
   });
 
+  it('agrees with creating the policy and replaying the same interactions', async () => {
+    const replayTenant = await h.tenant('Replay');
+    const inputs = Array.from({ length: 120 }, (_, i) => interactionBody({
+      platform_id: PLATFORMS[i % 3], risk_score: ((i * 3) % 10) / 10, source: i % 2 ? 'proxy' : 'api',
+      classifications: i % 4 === 0 ? [] : [classification(TYPES[i % 3]!, { value: i % 5 ? '4111 1111 1111 1111' : '4111 1111 1111 1112' })],
+    }));
+    const ingest = async () => {
+      const response = await h.call('POST', '/api/v1/interactions/batch', { token: replayTenant.adminToken, body: inputs });
+      expect(response.json().stored).toBe(inputs.length);
+    };
+    await createPolicy(h, replayTenant, { name: 'mistral coach', action: 'coach', conditions: { platform_ids: ['mistral'] } });
+    await ingest();
+    h.clock.advance(60_000);
+    const replayFrom = h.clock.now().toISOString();
+    const candidate = { name: 'real cards, risky', action: 'block', severity: 'high',
+      conditions: { classification_types: ['CREDIT_CARD'], validated_only: true, min_risk_score: 0.3 } };
+    const predicted = (await dryRun(candidate, {}, replayTenant.adminToken)).json();
+    expect(predicted.matched).toBeGreaterThan(0);
+
+    const policy = await createPolicy(h, replayTenant, candidate);
+    await ingest();
+    const replayed = (await h.call('GET', '/api/v1/interactions', {
+      token: replayTenant.adminToken, query: { start_date: replayFrom, limit: 500 },
+    })).json().data as Stored[] & Array<{ policy_decisions: Array<{ policy_id: string; action: Action }> }>;
+    const hits = replayed.filter((i) => i.policy_decisions.some((d) => d.policy_id === policy.id));
+    expect(predicted.matched).toBe(hits.length);
+    const outcomes = { block: 0, coach: 0, log: 0 };
+    for (const hit of hits) outcomes[hit.policy_decisions[0]!.action] += 1; // strongest first
+    expect(predicted.by_action).toEqual(outcomes);
+    const raised = (await h.call('GET', '/api/v1/alerts', { token: replayTenant.adminToken, query: { policy_id: policy.id } })).json();
+    expect(predicted.alerts).toBe(raised.total);
+  });
+
   it('refuses bad policies and ranges with 400', async () => {
     for (const [body, query] of [
       [{ name: 'no action' }, {}],

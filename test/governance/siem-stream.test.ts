@@ -1,4 +1,6 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../sdk/src/index.js';
 import { Harness, TEST_PASSWORD } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';
 import { interactionBody } from '../helpers/interactions-fixtures.js';
@@ -24,7 +26,7 @@ describe.each(STORES)('the audit log as webhook events [%s]', (kind) => {
     const t = await h.tenant('Streamed');
     const siem = `/siem-${t.tenantId}`;
     const other = `/other-${t.tenantId}`;
-    await createWebhook(h, t, { url: receiver.url(siem), events: ['audit.entry'] });
+    const { signing_secret: secret } = await createWebhook(h, t, { url: receiver.url(siem), events: ['audit.entry'] });
     await createWebhook(h, t, { url: receiver.url(other), events: ['interaction.created', 'user.role_changed'] });
 
     const viewer = await h.user(t, 'viewer');
@@ -40,7 +42,12 @@ describe.each(STORES)('the audit log as webhook events [%s]', (kind) => {
     await receiver.waitFor(() => new Set(streamed().map((body) => (body.data as { action: string }).action)).size === expected.length, 20_000);
 
     const log = (await h.call('GET', '/api/v1/audit-log', { token: t.adminToken, query: { limit: 500 } })).json().entries as Array<{ id: string }>;
-    for (const body of receiver.at(siem).map(bodyOf)) {
+    for (const request of receiver.at(siem)) {
+      // Signed with the webhook's secret, under both schemes.
+      const expectedHmac = `sha256=${createHmac('sha256', secret).update(request.rawBody).digest('hex')}`;
+      expect(request.headers['x-service-signature']).toBe(expectedHmac);
+      expect(verifyWebhook(request.rawBody, request.headers, secret, { scheme: 'standard-webhooks' }).event_type).toBe('audit.entry');
+      const body = bodyOf(request);
       expect(body.event_type).toBe('audit.entry');
       expect(body.tenant_id).toBe(t.tenantId);
       expect(body.data).toEqual(log.find((entry) => entry.id === (body.data as { id: string }).id));
