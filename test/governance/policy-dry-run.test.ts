@@ -15,7 +15,7 @@ type Action = keyof typeof RANK;
 interface Stored {
   id: string; timestamp: string; platform_id: string; risk_score: number; direction: 'outbound' | 'inbound';
   source: 'browser_extension' | 'proxy' | 'endpoint_agent' | 'api'; interaction_type: 'prompt' | 'completion' | 'tool_call' | 'embedding';
-  classifications: Array<{ type: string; validated?: boolean }>; policy_decisions: Array<{ action: Action }>;
+  classifications: Array<{ type: string; validated?: boolean }>; policy_decisions: Array<{ policy_id: string; action: Action }>;
 }
 
 describe.each(STORES)('policy dry-run [%s]', (kind) => {
@@ -130,7 +130,7 @@ describe.each(STORES)('policy dry-run [%s]', (kind) => {
     await ingest();
     const replayed = (await h.call('GET', '/api/v1/interactions', {
       token: replayTenant.adminToken, query: { start_date: replayFrom, limit: 500 },
-    })).json().data as Stored[] & Array<{ policy_decisions: Array<{ policy_id: string; action: Action }> }>;
+    })).json().data as Stored[];
     const hits = replayed.filter((i) => i.policy_decisions.some((d) => d.policy_id === policy.id));
     expect(predicted.matched).toBe(hits.length);
     const outcomes = { block: 0, coach: 0, log: 0 };

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Deps } from '../../deps.js';
 import { logFailure } from '../../db/store-outages.js';
+import { deleteInBatches } from '../../lib/batches.js';
 
 export interface RetentionOptions {
   /** How often the purge runs (ms). */
@@ -27,12 +28,12 @@ export interface PurgeResult {
 export async function purgeDeliveryHistory(deps: Deps): Promise<PurgeResult> {
   const cutoff = new Date(deps.clock.now().getTime() - deps.config.webhookHistoryRetentionDays * DAY_MS);
   const db = deps.store.db;
-  const deliveries = await inBatches(async () => {
+  const deliveries = await deleteInBatches(async () => {
     const result = await sql`delete from webhook_deliveries where (tenant_id, id) in (
       select tenant_id, id from webhook_deliveries where attempted_at < ${cutoff} limit ${BATCH} for update skip locked)`.execute(db);
     return Number(result.numAffectedRows ?? 0);
-  });
-  const messages = await inBatches(async () => {
+  }, BATCH, PAUSE_MS);
+  const messages = await deleteInBatches(async () => {
     const result = await sql`delete from webhook_messages where (tenant_id, id) in (
       select m.tenant_id, m.id from webhook_messages m where m.created_at < ${cutoff}
         -- one hashed pass over the (small) job table, whatever the number of messages
@@ -40,20 +41,10 @@ export async function purgeDeliveryHistory(deps: Deps): Promise<PurgeResult> {
         and not exists (select 1 from webhook_deliveries d where d.tenant_id = m.tenant_id and d.event_id = m.id)
       limit ${BATCH} for update skip locked)`.execute(db);
     return Number(result.numAffectedRows ?? 0);
-  });
+  }, BATCH, PAUSE_MS);
   // The embedded store has no autovacuum: reclaim the queue's dead rows here.
   if (deps.store.kind === 'pglite') await sql`vacuum webhook_jobs, webhook_messages, webhook_deliveries`.execute(db);
   return { deliveries, messages };
-}
-
-async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const deleted = await deleteBatch();
-    total += deleted;
-    if (deleted < BATCH) return total;
-    await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
-  }
 }
 
 /** Runs the purge at start and then every `intervalMs` (default 10 minutes). */

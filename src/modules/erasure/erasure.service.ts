@@ -1,10 +1,11 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { Deps } from '../../deps.js';
-import type { Database } from '../../db/types.js';
 import type { RequestContext } from '../../lib/context.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
+import { deleteInBatches } from '../../lib/batches.js';
 import { writeAudit } from '../audit/audit.writer.js';
+import { deleteInteractionsBatch } from '../interactions/interactions.purge.js';
 
 /** Interactions deleted per statement: one short transaction each, whatever the person's volume. */
 const ERASURE_BATCH = 1000;
@@ -28,14 +29,12 @@ export async function eraseUserInteractions(deps: Deps, ctx: RequestContext, use
   const requestedBy = ctx.actor.id;
   if (ctx.actor.type !== 'user' || !requestedBy) throw new AppError('forbidden', 'Only an admin may erase interactions');
   const db = deps.store.db;
-  let interactions = 0;
   let alerts = 0;
-  for (;;) {
-    const deleted = await deleteBatch(db, ctx.tenantId, userId);
-    interactions += deleted.interactions;
+  const interactions = await deleteInBatches(async () => {
+    const deleted = await deleteInteractionsBatch(db, ctx.tenantId, sql`user_id = ${userId}`, ERASURE_BATCH);
     alerts += deleted.alerts;
-    if (deleted.interactions < ERASURE_BATCH) break;
-  }
+    return deleted.interactions;
+  }, ERASURE_BATCH, 0);
   const completedAt = deps.clock.now();
   const receipt: ErasureReceipt = {
     erasure_id: uuidv7(completedAt.getTime()),
@@ -57,17 +56,4 @@ export async function getErasureReceipt(deps: Deps, ctx: RequestContext, erasure
     .executeTakeFirst();
   if (!entry) throw notFound('Erasure');
   return entry.details as unknown as ErasureReceipt;
-}
-
-async function deleteBatch(db: Kysely<Database>, tenantId: string, userId: string) {
-  const { rows: [row] } = await sql<{ interactions: number; alerts: number }>`
-    with doomed as (
-      select id from interactions where tenant_id = ${tenantId} and user_id = ${userId} limit ${ERASURE_BATCH}
-    ), gone_alerts as (
-      delete from alerts a using doomed d where a.tenant_id = ${tenantId} and a.interaction_id = d.id returning 1
-    ), gone as (
-      delete from interactions i using doomed d where i.tenant_id = ${tenantId} and i.id = d.id returning 1
-    )
-    select (select count(*) from gone)::int as interactions, (select count(*) from gone_alerts)::int as alerts`.execute(db);
-  return row ?? { interactions: 0, alerts: 0 };
 }

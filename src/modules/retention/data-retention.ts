@@ -4,7 +4,9 @@ import type { Deps } from '../../deps.js';
 import { logFailure } from '../../db/store-outages.js';
 import type { Database } from '../../db/types.js';
 import { systemContext } from '../../lib/context.js';
+import { deleteInBatches } from '../../lib/batches.js';
 import { Poller } from '../../lib/poller.js';
+import { deleteInteractionsBatch } from '../interactions/interactions.purge.js';
 import { writeAudit } from '../audit/audit.writer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -50,20 +52,20 @@ async function applyTenantRetention(
   const cutoff = tenant.retention_days === null ? null : new Date(now.getTime() - tenant.retention_days * DAY_MS);
   const auditCutoff = tenant.audit_retention_days === null ? null : new Date(now.getTime() - tenant.audit_retention_days * DAY_MS);
   if (cutoff) {
-    await inBatches(async () => {
-      const deleted = await deleteOldInteractions(db, tenant.id, cutoff);
+    await deleteInBatches(async () => {
+      const deleted = await deleteInteractionsBatch(db, tenant.id, sql`timestamp < ${cutoff}`, RETENTION_BATCH, true);
       run.interactionsDeleted += deleted.interactions;
       run.alertsDeleted += deleted.alerts;
       return deleted.interactions;
-    });
+    }, RETENTION_BATCH, PAUSE_MS);
   }
   if (auditCutoff) {
-    run.auditEntriesDeleted = await inBatches(async () => {
+    run.auditEntriesDeleted = await deleteInBatches(async () => {
       const result = await sql`delete from audit_log where tenant_id = ${tenant.id} and id in (
         select id from audit_log where tenant_id = ${tenant.id} and occurred_at < ${auditCutoff}
         order by occurred_at limit ${RETENTION_BATCH})`.execute(db);
       return Number(result.numAffectedRows ?? 0);
-    });
+    }, RETENTION_BATCH, PAUSE_MS);
   }
   if (run.interactionsDeleted + run.auditEntriesDeleted > 0) {
     await writeAudit(db, systemContext(tenant.id), {
@@ -82,31 +84,6 @@ async function applyTenantRetention(
     }, now);
   }
   return run;
-}
-
-/** One batch: the oldest interactions before `cutoff` and their alerts, in one statement. */
-async function deleteOldInteractions(db: Kysely<Database>, tenantId: string, cutoff: Date) {
-  const { rows: [row] } = await sql<{ interactions: number; alerts: number }>`
-    with doomed as (
-      select id from interactions where tenant_id = ${tenantId} and timestamp < ${cutoff}
-      order by timestamp limit ${RETENTION_BATCH}
-    ), gone_alerts as (
-      delete from alerts a using doomed d where a.tenant_id = ${tenantId} and a.interaction_id = d.id returning 1
-    ), gone as (
-      delete from interactions i using doomed d where i.tenant_id = ${tenantId} and i.id = d.id returning 1
-    )
-    select (select count(*) from gone)::int as interactions, (select count(*) from gone_alerts)::int as alerts`.execute(db);
-  return row ?? { interactions: 0, alerts: 0 };
-}
-
-async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const deleted = await deleteBatch();
-    total += deleted;
-    if (deleted < RETENTION_BATCH) return total;
-    await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
-  }
 }
 
 /**
