@@ -2773,7 +2773,8 @@ export interface components {
          *           "value": "j***@example.com",
          *           "score": 0.98,
          *           "start": 12,
-         *           "end": 28
+         *           "end": 28,
+         *           "validated": false
          *         }
          *       ],
          *       "risk_score": 0.82,
@@ -2834,7 +2835,8 @@ export interface components {
          *               "value": "j***@example.com",
          *               "score": 0.98,
          *               "start": 12,
-         *               "end": 28
+         *               "end": 28,
+         *               "validated": false
          *             }
          *           ],
          *           "risk_score": 0.82,
@@ -5278,7 +5280,8 @@ export interface operations {
                      *               "value": "j***@example.com",
                      *               "score": 0.98,
                      *               "start": 12,
-                     *               "end": 28
+                     *               "end": 28,
+                     *               "validated": false
                      *             }
                      *           ],
                      *           "risk_score": 0.82,
@@ -5380,7 +5383,8 @@ export interface operations {
                      *           "value": "j***@example.com",
                      *           "score": 0.98,
                      *           "start": 12,
-                     *           "end": 28
+                     *           "end": 28,
+                     *           "validated": false
                      *         }
                      *       ],
                      *       "risk_score": 0.82,
@@ -5559,7 +5563,8 @@ export interface operations {
                      *           "value": "j***@example.com",
                      *           "score": 0.98,
                      *           "start": 12,
-                     *           "end": 28
+                     *           "end": 28,
+                     *           "validated": false
                      *         }
                      *       ],
                      *       "risk_score": 0.82,

@@ -42,6 +42,18 @@ export const ClassificationSchema = component('Classification', Type.Object({
   example: { type: 'EMAIL', value: 'j***@example.com', score: 0.98, start: 12, end: 28 },
 });
 
+const INPUT_EXAMPLE = {
+  platform_id: 'chatgpt',
+  content_hash: EXAMPLE_IDS.contentHash,
+  interaction_type: 'prompt' as const,
+  content_metadata: { model: 'gpt-4o', length: 512 },
+  classifications: [{ type: 'EMAIL', value: 'j***@example.com', score: 0.98, start: 12, end: 28 }],
+  risk_score: 0.82,
+  direction: 'outbound' as const,
+  source: 'browser_extension' as const,
+  user_id: EXAMPLE_IDS.user,
+};
+
 /** The body of a create, and of each batch item. Server-set and unknown fields are ignored. */
 export const InteractionInputSchema = component('InteractionCreate', Type.Object({
   platform_id: Type.String({ maxLength: LIMITS.platformIdInputLength,
@@ -57,17 +69,7 @@ export const InteractionInputSchema = component('InteractionCreate', Type.Object
   user_id: Type.Optional(Nullable(Uuid)),
 }), {
   description: 'An interaction to record: the SHA-256 of the content and its risk signals, never the content.',
-  example: {
-    platform_id: 'chatgpt',
-    content_hash: EXAMPLE_IDS.contentHash,
-    interaction_type: 'prompt',
-    content_metadata: { model: 'gpt-4o', length: 512 },
-    classifications: [{ type: 'EMAIL', value: 'j***@example.com', score: 0.98, start: 12, end: 28 }],
-    risk_score: 0.82,
-    direction: 'outbound',
-    source: 'browser_extension',
-    user_id: EXAMPLE_IDS.user,
-  },
+  example: INPUT_EXAMPLE,
 });
 export type InteractionInput = Static<typeof InteractionInputSchema>;
 
@@ -114,15 +116,9 @@ export const InteractionSchema = component('Interaction', Type.Object({
     id: EXAMPLE_IDS.interaction,
     tenant_id: EXAMPLE_IDS.tenant,
     timestamp: '2026-03-02T09:15:27.401Z',
-    platform_id: 'chatgpt',
-    content_hash: EXAMPLE_IDS.contentHash,
-    interaction_type: 'prompt',
-    content_metadata: { model: 'gpt-4o', length: 512 },
-    classifications: [{ type: 'EMAIL', value: 'j***@example.com', score: 0.98, start: 12, end: 28 }],
-    risk_score: 0.82,
-    direction: 'outbound',
-    source: 'browser_extension',
-    user_id: EXAMPLE_IDS.user,
+    ...INPUT_EXAMPLE,
+    // A masked value passes no check.
+    classifications: INPUT_EXAMPLE.classifications.map((c) => ({ ...c, validated: false })),
     policy_decisions: [{ policy_id: EXAMPLE_IDS.policy, policy_name: 'No personal data to chatbots', action: 'block', matched_conditions: 2 }],
   },
 });
