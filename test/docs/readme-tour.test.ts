@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeBlocks, differences, parseShownJson, section, shapePattern, snippets, subheadings, type CodeBlock } from '../helpers/markdown.js';
@@ -86,6 +86,7 @@ describe.each(STORES)('the README tour, run as written on a fresh start [%s]', (
     await receiver?.stop();
     await service?.stop();
     for (const cleanup of cleanups) await cleanup();
+    rmSync(cwd, { recursive: true, force: true });
   });
 
   /** What a reader types instead of each placeholder, found where the reader finds it. */
