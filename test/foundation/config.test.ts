@@ -8,7 +8,7 @@ describe('configuration', () => {
   it('has the documented defaults', () => {
     expect(loadConfig({})).toEqual({
       port: 8080, host: '0.0.0.0', dataDir: './data', databaseUrl: undefined,
-      databasePoolSize: 10, databasePoolTimeoutMs: 5000, databaseConnectTimeoutMs: 15000, ingestMaxPending: 20000,
+      databasePoolSize: 10, databasePoolTimeoutMs: 5000, databaseConnectTimeoutMs: 15000, ingestMaxPending: 20000, policyDryRunMaxRows: 1_000_000,
       embeddedDurableCommits: true, embeddedSharedBuffersMb: 16,
       bootstrapAdminEmail: undefined, bootstrapAdminPassword: undefined, bootstrapTenantName: 'Default',
       publicBaseUrl: 'http://localhost:8080', smtpUrl: undefined, mailFrom: 'no-reply@localhost',
@@ -28,12 +28,13 @@ describe('configuration', () => {
       SESSION_TTL_SECONDS: '60', WEBHOOK_RETRY_DELAYS_MS: '0, 10,20', WEBHOOK_TIMEOUT_MS: '100',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: caFile, BODY_LIMIT_BYTES: '4096',
       LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', LOGIN_MAX_FAILURES: '3',
-      DATABASE_CONNECT_TIMEOUT_MS: '2500', METRICS_TOKEN: 'a-metrics-token-of-32-characters',
+      DATABASE_CONNECT_TIMEOUT_MS: '2500', METRICS_TOKEN: 'a-metrics-token-of-32-characters', POLICY_DRY_RUN_MAX_ROWS: '5000',
     });
     expect(config).toMatchObject({
       port: 9000, host: '127.0.0.1', databaseUrl: 'postgres://u@h:5432/db', publicBaseUrl: 'https://gov.acme.test',
       webhookRetryDelaysMs: [0, 10, 20], webhookAllowPrivateTargets: true, rateLimitPerMinute: 0, loginMaxFailures: 3,
       webhookCaFile: caFile, databaseConnectTimeoutMs: 2500, metricsToken: 'a-metrics-token-of-32-characters',
+      policyDryRunMaxRows: 5000,
     });
   });
 
@@ -43,7 +44,7 @@ describe('configuration', () => {
     ['WEBHOOK_TIMEOUT_MS', '-1'], ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'], ['BODY_LIMIT_BYTES', '1.5'],
     ['LOG_LEVEL', 'loud'], ['RATE_LIMIT_PER_MINUTE', '-5'], ['LOGIN_MAX_FAILURES', 'x'], ['SHUTDOWN_DELAY_MS', '60000'],
     ['WEBHOOK_LEASE_MS', '999'], ['WEBHOOK_CONCURRENCY', '0'], ['SERVE_WORKERS', 'maybe'],
-    ['DATABASE_POOL_SIZE', '0'], ['DATABASE_POOL_TIMEOUT_MS', 'soon'], ['INGEST_MAX_PENDING', '0'],
+    ['DATABASE_POOL_SIZE', '0'], ['DATABASE_POOL_TIMEOUT_MS', 'soon'], ['INGEST_MAX_PENDING', '0'], ['POLICY_DRY_RUN_MAX_ROWS', '0'],
     ['EMBEDDED_DURABLE_COMMITS', 'maybe'], ['EMBEDDED_SHARED_BUFFERS_MB', '0'],
     ['DATABASE_CONNECT_TIMEOUT_MS', '-1'], ['METRICS_TOKEN', 'short'], ['METRICS_TOKEN', 'has a space in it, 16+'],
     ['WEBHOOK_CA_FILE', '/nonexistent/ca.pem'], ['WEBHOOK_CA_FILE', '/etc/hostname'],
