@@ -132,6 +132,9 @@ async function measure(label, seed, rows, heapMiB) {
   console.table(tried);
   console.log(`\n${label}: EXPLAIN (ANALYZE, BUFFERS) of the dry-run's statement, policy "${POLICIES[0].name}"`);
   console.log(limit.policies[0].explained.plan);
+  // The only figures with a target are the checks (line counts, matched, scanned): a wrong answer fails the run.
+  const wrong = [...exported, ...tried].filter((row) => row.ok === 'NO');
+  if (wrong.length) throw new Error(`${label}: wrong answers: ${wrong.map((row) => `${row.scenario} ${row.figure} = ${row.value}`).join('; ')}`);
 }
 
 export async function runGovernance() {
