@@ -18,6 +18,8 @@ import { ADMIN_URL } from './lib/stores.mjs';
 const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
 const ROWS_EMBEDDED = Number(process.env.BENCH_EXPORT_ROWS_EMBEDDED ?? 200_000);
 const DRY_RUNS = Number(process.env.BENCH_DRY_RUNS ?? 5);
+/** Which measures run: BENCH_GOVERNANCE=exports,dry-run (both by default). */
+const RUN = new Set((process.env.BENCH_GOVERNANCE ?? 'exports,dry-run').split(','));
 /** The service's POLICY_DRY_RUN_MAX_ROWS, left at its default. */
 const DRY_RUN_MAX_ROWS = 1_000_000;
 /**
@@ -37,11 +39,11 @@ async function limits(seed, rows) {
   try {
     const copies = [];
     // The first read also warms the caches for every figure after it; each limit is the median of three.
-    for (let i = 0; i < 3; i += 1) {
+    for (let i = 0; i < (RUN.has('exports') ? 3 : 0); i += 1) {
       copies.push(env.DATABASE_URL ? await psqlCopy(env.DATABASE_URL, tenantId) : await storeText(store.db, sql, tenantId));
     }
     const copy = copies.sort((a, b) => a.seconds - b.seconds)[1];
-    if (copy.lines !== undefined && copy.lines !== rows + 1) throw new Error(`COPY gave ${copy.lines} lines for ${rows} rows`);
+    if (copy && copy.lines !== undefined && copy.lines !== rows + 1) throw new Error(`COPY gave ${copy.lines} lines for ${rows} rows`);
     const counts = [];
     for (let i = 0; i < 3; i += 1) counts.push(await countTimeMs(store.db, sql, tenantId, DRY_RUN_MAX_ROWS));
     const policies = [];
@@ -120,16 +122,22 @@ async function dryRuns(seed, rows, limit) {
 async function measure(label, seed, rows, heapMiB) {
   console.log(`  measuring the limits (COPY, count(*), EXPLAIN of the dry-run's statement)`);
   const limit = await limits(seed, rows);
-  console.log(`  exports, heap as npm start leaves it`);
-  const exported = await exports(seed, rows, limit);
-  console.log(`  exports, heap capped (--max-old-space-size=${heapMiB})`);
-  exported.push(...await exports(seed, rows, limit, heapMiB));
-  console.log(`  policy dry-runs`);
-  const tried = await dryRuns(seed, rows, limit);
-  console.log(`\n${label}: export of ${rows.toLocaleString('en')} interactions in one tenant (one client)`);
-  console.table(exported);
-  console.log(`\n${label}: policy dry-run over the whole range, ${rows.toLocaleString('en')} interactions (one client)`);
-  console.table(tried);
+  const exported = [];
+  if (RUN.has('exports')) {
+    console.log(`  exports, heap as npm start leaves it`);
+    exported.push(...await exports(seed, rows, limit));
+    console.log(`  exports, heap capped (--max-old-space-size=${heapMiB})`);
+    exported.push(...await exports(seed, rows, limit, heapMiB));
+    console.log(`\n${label}: export of ${rows.toLocaleString('en')} interactions in one tenant (one client)`);
+    console.table(exported);
+  }
+  const tried = [];
+  if (RUN.has('dry-run')) {
+    console.log(`  policy dry-runs`);
+    tried.push(...await dryRuns(seed, rows, limit));
+    console.log(`\n${label}: policy dry-run over the whole range, ${rows.toLocaleString('en')} interactions (one client)`);
+    console.table(tried);
+  }
   console.log(`\n${label}: EXPLAIN (ANALYZE, BUFFERS) of the dry-run's statement, policy "${POLICIES[0].name}"`);
   console.log(limit.policies[0].explained.plan);
   // The only figures with a target are the checks (line counts, matched, scanned): a wrong answer fails the run.
@@ -152,7 +160,7 @@ export async function runGovernance() {
   if (ADMIN_URL && (!only || only === 'postgres')) {
     console.log(`\nPostgreSQL: ${ROWS.toLocaleString('en')} interactions`);
     const seed = await seededPostgres(ADMIN_URL, {
-      rows: ROWS, otherRows: Math.ceil(ROWS / 100), log, name: 'ugs_bench_governance', validated: true,
+      rows: ROWS, otherRows: Math.ceil(ROWS / 100), log, name: `ugs_bench_governance_${ROWS}`, validated: true,
     });
     await measure('PostgreSQL', seed, ROWS, CAPPED_HEAP_MIB.postgres);
   }
