@@ -30,7 +30,14 @@ const pick = (choices, value) => `case ${choices.map(([name, upTo]) => `when ${v
 /** 10 % of rows share their content hash with others (a pool of 100,000, so ~10 rows each at 10 M). */
 export const pooledHash = (md5, k) => md5(`pool${k}`) + md5(`pool2-${k}`);
 
-function interactionsSql(tenantId, lo, hi, start, stepMs) {
+/**
+ * With `validated`, classifications carry the flag the service sets when it validates signals: 70 % of
+ * those of a checkable type (the rest failing their check), never for the others.
+ */
+const VALIDATED = ` || jsonb_build_object('validated', t.type in ('CREDIT_CARD', 'IBAN', 'NIR', 'SIRET', 'EMAIL', 'IP_ADDRESS')
+            and (hashint8(n * 64 + 40 + k) & 2147483647) % 10 < 7)`;
+
+function interactionsSql(tenantId, lo, hi, start, stepMs, validated) {
   return `
     insert into interactions (tenant_id, id, timestamp, platform_id, content_hash, interaction_type, content_metadata,
       classifications, risk_score, direction, source, user_id, policy_decisions)
@@ -42,9 +49,10 @@ function interactionsSql(tenantId, lo, hi, start, stepMs) {
       ${pick([['prompt', 5500], ['completion', 9000], ['tool_call', 9700], ['embedding', 10000]], u(4))},
       jsonb_build_object('tokens', ${u(5, 4000)}, 'model', 'model-' || ${u(14, 7)}),
       case when ${u(6)} < 3500 then (
-        select jsonb_agg(jsonb_build_object('type', ${pick(TYPES, `((hashint8(n * 64 + 20 + k) & 2147483647) % 10000)`)},
-          'value', '[redacted]', 'score', 0.9, 'start', k * 10, 'end', k * 10 + 8))
-        from generate_series(1, 1 + ${u(7, 3)}) as k)
+        select jsonb_agg(jsonb_build_object('type', t.type,
+          'value', '[redacted]', 'score', 0.9, 'start', k * 10, 'end', k * 10 + 8)${validated ? VALIDATED : ''})
+        from generate_series(1, 1 + ${u(7, 3)}) as k,
+          lateral (select ${pick(TYPES, `((hashint8(n * 64 + 20 + k) & 2147483647) % 10000)`)} as type) t)
         else '[]'::jsonb end,
       case when ${u(8)} < 6500 then 0 else round((0.05 + 0.95 * power(${u(9)} / 9999.0, 2))::numeric, 2)::float8 end,
       case when ${u(10)} < 6000 then 'outbound' else 'inbound' end,
@@ -54,12 +62,12 @@ function interactionsSql(tenantId, lo, hi, start, stepMs) {
     from generate_series(${lo}, ${hi}) as n`;
 }
 
-async function seedTenant(db, sql, tenantId, rows, end, log) {
+async function seedTenant(db, sql, tenantId, rows, end, log, validated) {
   const start = new Date(end.getTime() - SPAN_DAYS * DAY_MS);
   const stepMs = Math.max(1, Math.floor((SPAN_DAYS * DAY_MS) / Math.ceil(rows / 10)));
   for (let lo = 1; lo <= rows; lo += CHUNK) {
     const hi = Math.min(rows, lo + CHUNK - 1);
-    await sql.raw(interactionsSql(tenantId, lo, hi, start, stepMs)).execute(db);
+    await sql.raw(interactionsSql(tenantId, lo, hi, start, stepMs, validated)).execute(db);
     log(`  ${hi.toLocaleString('en')} / ${rows.toLocaleString('en')} interactions`);
   }
   await sql.raw(`insert into interaction_classification_types (tenant_id, interaction_id, classification_type, timestamp)
@@ -79,7 +87,7 @@ async function seedTenant(db, sql, tenantId, rows, end, log) {
  * (the project's own store opener, so PGlite and PostgreSQL alike): secondary indexes dropped and rebuilt
  * around the inserts, triggers (the counts') off during them, then the counts rebuilt and compacted.
  */
-export async function seed(store, { rows, otherRows, log }) {
+export async function seed(store, { rows, otherRows, log, validated = false }) {
   const { sql } = await import('kysely');
   const { compactAlertCounts, compactCounts } = await import('../../dist/modules/counts/compaction.js');
   const db = store.db;
@@ -95,8 +103,8 @@ export async function seed(store, { rows, otherRows, log }) {
     for (const { indexname } of indexes) await sql.raw(`drop index ${indexname}`).execute(conn);
     // Off for this session: the counts' triggers and the foreign-key checks (the rows are consistent by construction).
     await sql`set session_replication_role = replica`.execute(conn);
-    const seeded = await seedTenant(conn, sql, tenantId, rows, end, log);
-    await seedTenant(conn, sql, otherId, otherRows, end, () => {});
+    const seeded = await seedTenant(conn, sql, tenantId, rows, end, log, validated);
+    await seedTenant(conn, sql, otherId, otherRows, end, () => {}, validated);
     await sql`set session_replication_role = origin`.execute(conn);
     log(`  rows in ${Math.round((performance.now() - startedAt) / 1000)} s; building ${indexes.length} indexes`);
     for (const { indexdef } of indexes) await sql.raw(indexdef).execute(conn);
@@ -151,14 +159,16 @@ async function bootstrapAndSeed(env, options) {
   }
 }
 
-/** The PostgreSQL database of the bench, seeded unless it already holds this seed: `{ env, url, tenantId, start, end, seconds }`. */
-export async function seededPostgres(adminUrl, { rows, otherRows, log }) {
-  const name = 'ugs_bench_queries';
+/**
+ * The PostgreSQL database of a bench (`name`, the queries bench's by default), seeded unless it already holds
+ * this seed: `{ env, url, tenantId, start, end, seconds }`. `validated` gives classifications their flag.
+ */
+export async function seededPostgres(adminUrl, { rows, otherRows, log, name = 'ugs_bench_queries', validated = false }) {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const env = { DATABASE_URL: url.toString() };
   const migrations = await migrationFingerprints();
-  const marker = { version: SEED_VERSION, rows, migration: JSON.stringify(migrations) };
+  const marker = { version: validated ? `${SEED_VERSION}+validated` : SEED_VERSION, rows, migration: JSON.stringify(migrations) };
   const existing = process.env.BENCH_RESEED === '1' ? undefined : await withClient(url.toString(), async (client) =>
     (await client.query('select * from bench_seed')).rows[0]).catch(() => undefined);
   if (existing && existing.version === marker.version && Number(existing.rows) === rows && seededByPrefixOf(existing.migration, migrations)) {
@@ -169,7 +179,7 @@ export async function seededPostgres(adminUrl, { rows, otherRows, log }) {
     await client.query(`drop database if exists ${name} with (force)`);
     await client.query(`create database ${name}`);
   });
-  const seeded = await bootstrapAndSeed(env, { rows, otherRows, log });
+  const seeded = await bootstrapAndSeed(env, { rows, otherRows, log, validated });
   await withClient(url.toString(), async (client) => {
     await client.query(`create table bench_seed (version text, rows bigint, migration text, tenant_id uuid,
       span_start timestamptz, span_end timestamptz, seeded_at timestamptz default now())`);
@@ -180,9 +190,9 @@ export async function seededPostgres(adminUrl, { rows, otherRows, log }) {
 }
 
 /** A fresh embedded store seeded with `rows`: `{ env, dataDir, tenantId, start, end, seconds, dispose }`. */
-export async function seededEmbedded({ rows, otherRows, log }) {
+export async function seededEmbedded({ rows, otherRows, log, validated = false }) {
   const dataDir = mkdtempSync(join(tmpdir(), 'ugs-bench-queries-'));
   const dispose = onCleanup(() => rmSync(dataDir, { recursive: true, force: true }), { sync: true });
   const env = { DATA_DIR: dataDir };
-  return { env, dataDir, dispose, ...(await bootstrapAndSeed(env, { rows, otherRows, log })) };
+  return { env, dataDir, dispose, ...(await bootstrapAndSeed(env, { rows, otherRows, log, validated })) };
 }
