@@ -32,32 +32,28 @@ const RANK = { block: 0, coach: 1, log: 2 };
 
 /** The dry-run's statement over the whole range (no dates), as policies.dry-run.ts builds it. */
 export function dryRunStatement(tenantId, policy, limit) {
+  const inRange = `tenant_id = '${tenantId}'
+    and (null::timestamptz is null or timestamp >= null::timestamptz)
+    and (null::timestamptz is null or timestamp <= null::timestamptz)`;
   return `
-    with window_rows as (
-      select id, timestamp, platform_id, risk_score, direction, source, interaction_type, classifications, policy_decisions
-      from interactions
-      where tenant_id = '${tenantId}'
-        and (null::timestamptz is null or timestamp >= null::timestamptz)
-        and (null::timestamptz is null or timestamp <= null::timestamptz)
-      order by timestamp desc, id desc
-      limit ${limit + 1}
-    ), examined as (
-      select * from window_rows order by timestamp desc, id desc limit ${limit}
-    ), hits as (
-      select id, timestamp,
+    with judged as (
+      select id, timestamp, true and ${policy.where} as hit,
         least(${RANK[policy.body.action]}::int, (select min(case d->>'action' when 'block' then 0 when 'coach' then 1 else 2 end)
           from jsonb_array_elements(policy_decisions) d)) as outcome
-      from examined
-      where true and ${policy.where}
+      from interactions
+      where ${inRange}
+      order by timestamp desc, id desc
+      limit ${limit}
     )
-    select (select count(*) from examined)::int as scanned,
-      (select count(*) from window_rows)::int > ${limit} as more,
-      (select count(*) from hits)::int as matched,
-      (select count(*) from hits where outcome = 0)::int as block,
-      (select count(*) from hits where outcome = 1)::int as coach,
-      (select count(*) from hits where outcome = 2)::int as log,
-      coalesce((select array_agg(id::text order by timestamp desc, id desc)
-        from (select id, timestamp from hits order by timestamp desc, id desc limit 20) s), '{}') as sample`;
+    select count(*)::int as scanned,
+      exists (select 1 from interactions where ${inRange} order by timestamp desc, id desc offset ${limit}) as more,
+      count(*) filter (where hit)::int as matched,
+      count(*) filter (where hit and outcome = 0)::int as block,
+      count(*) filter (where hit and outcome = 1)::int as coach,
+      count(*) filter (where hit and outcome = 2)::int as log,
+      (select array_agg(id::text order by timestamp desc, id desc)
+        from (select id, timestamp from judged where hit order by timestamp desc, id desc limit 20) s) as sample
+    from judged`;
 }
 
 /** The newest `limit` rows of the tenant, as the dry-run examines them. */

@@ -31,39 +31,37 @@ export async function dryRunPolicy(
   const { start, end } = parseDateRange(range);
   const limit = deps.config.policyDryRunMaxRows;
   const rank = ACTION_RANK[input.action];
-  const { rows: [row] } = await sql<{ scanned: number; more: boolean; matched: number; block: number; coach: number; log: number; sample: string[] }>`
-    with window_rows as (
-      select id, timestamp, platform_id, risk_score, direction, source, interaction_type, classifications, policy_decisions
-      from interactions
-      where tenant_id = ${ctx.tenantId}
-        and (${start ?? null}::timestamptz is null or timestamp >= ${start ?? null}::timestamptz)
-        and (${end ?? null}::timestamptz is null or timestamp <= ${end ?? null}::timestamptz)
-      order by timestamp desc, id desc
-      limit ${limit + 1}
-    ), examined as (
-      select * from window_rows order by timestamp desc, id desc limit ${limit}
-    ), hits as (
-      select id, timestamp,
+  const inRange = sql`tenant_id = ${ctx.tenantId}
+    and (${start ?? null}::timestamptz is null or timestamp >= ${start ?? null}::timestamptz)
+    and (${end ?? null}::timestamptz is null or timestamp <= ${end ?? null}::timestamptz)`;
+  // One pass over the newest rows of the range (read in the index's order): each row's match and
+  // outcome as columns, the counts in one aggregate. `truncated` probes the index past the bound.
+  const { rows: [row] } = await sql<{ scanned: number; more: boolean; matched: number; block: number; coach: number; log: number; sample: string[] | null }>`
+    with judged as (
+      select id, timestamp, ${matchesSql(conditions)} as hit,
         least(${rank}::int, (select min(case d->>'action' when 'block' then 0 when 'coach' then 1 else 2 end)
           from jsonb_array_elements(policy_decisions) d)) as outcome
-      from examined
-      where ${matchesSql(conditions)}
+      from interactions
+      where ${inRange}
+      order by timestamp desc, id desc
+      limit ${limit}
     )
-    select (select count(*) from examined)::int as scanned,
-      (select count(*) from window_rows)::int > ${limit} as more,
-      (select count(*) from hits)::int as matched,
-      (select count(*) from hits where outcome = 0)::int as block,
-      (select count(*) from hits where outcome = 1)::int as coach,
-      (select count(*) from hits where outcome = 2)::int as log,
-      coalesce((select array_agg(id::text order by timestamp desc, id desc)
-        from (select id, timestamp from hits order by timestamp desc, id desc limit ${SAMPLE_SIZE}) s), '{}') as sample`
+    select count(*)::int as scanned,
+      exists (select 1 from interactions where ${inRange} order by timestamp desc, id desc offset ${limit}) as more,
+      count(*) filter (where hit)::int as matched,
+      count(*) filter (where hit and outcome = 0)::int as block,
+      count(*) filter (where hit and outcome = 1)::int as coach,
+      count(*) filter (where hit and outcome = 2)::int as log,
+      (select array_agg(id::text order by timestamp desc, id desc)
+        from (select id, timestamp from judged where hit order by timestamp desc, id desc limit ${SAMPLE_SIZE}) s) as sample
+    from judged`
     .execute(deps.store.db);
   const matched = row!.matched;
   return {
     matched,
     by_action: { block: row!.block, coach: row!.coach, log: row!.log },
     alerts: input.action === 'log' ? 0 : matched,
-    sample_ids: row!.sample,
+    sample_ids: row!.sample ?? [],
     scanned: row!.scanned,
     truncated: row!.more,
   };
