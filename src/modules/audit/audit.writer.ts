@@ -24,6 +24,8 @@ export async function writeAudit(
   entry: AuditEntry,
   now: Date,
 ): Promise<void> {
+  // The entry and its event commit together (the event's fan-out locks in the transaction).
+  if (!tx.isTransaction) return tx.transaction().execute((own) => writeAudit(own, ctx, entry, now));
   const written: AuditEntryResponse = {
     id: entry.id ?? uuidv7(now.getTime()),
     occurred_at: now.toISOString(),
