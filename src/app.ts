@@ -5,6 +5,7 @@ import type { Deps } from './deps.js';
 import { authenticate } from './plugins/authenticate.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { registerConsole } from './plugins/console.js';
 import { registerReferencePage } from './plugins/reference-page.js';
 import { registerValidation } from './plugins/validation.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
@@ -25,6 +26,8 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 
 export interface AppOptions {
   logLevel?: string;
+  /** The built console to serve at `/` (default: dist/console); without one, `/` redirects to the reference. */
+  consoleDir?: string;
 }
 
 /** Builds the HTTP application. It never listens: main.ts (or a test) decides that. */
@@ -51,7 +54,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerValidation(app);
   registerErrorHandling(app, deps.store);
   await registerOpenApi(app);
-  await registerReferencePage(app, { documentUrl: '/api/v1/openapi.json' });
+  const consoleServed = await registerConsole(app, options.consoleDir);
+  await registerReferencePage(app, { documentUrl: '/api/v1/openapi.json', redirectHome: !consoleServed });
   await app.register(authenticate, { deps });
 
   await app.register(probeRoutes, { deps });

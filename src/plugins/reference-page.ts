@@ -5,7 +5,7 @@ import { referenceFonts } from './reference-fonts.js';
 
 /** Where the API reference lives; Scalar serves the page at `${DOCS_PATH}/` and its script below it. */
 export const DOCS_PATH = '/docs';
-/** Where `GET /` sends a browser: the reference, until the service has a console of its own. */
+/** Where `GET /` sends a browser when no console is built (the console is served at `/` otherwise). */
 export const HOME_PAGE = `${DOCS_PATH}/`;
 
 const PAGE_TITLE = 'Usage-Governance Service API';
@@ -16,7 +16,7 @@ const PAGE_TITLE = 'Usage-Governance Service API';
  * elsewhere is off. A Content-Security-Policy holds the page to this origin whatever the
  * renderer tries.
  */
-export async function registerReferencePage(app: FastifyInstance, options: { documentUrl: string }): Promise<void> {
+export async function registerReferencePage(app: FastifyInstance, options: { documentUrl: string; redirectHome: boolean }): Promise<void> {
   const fonts = referenceFonts(`${DOCS_PATH}/fonts`);
   await app.register(async (page) => {
     page.addHook('onSend', async (_request, reply, payload) => {
@@ -45,7 +45,7 @@ export async function registerReferencePage(app: FastifyInstance, options: { doc
     fonts.register(page);
   });
 
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(HOME_PAGE, 302));
+  if (options.redirectHome) app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(HOME_PAGE, 302));
 }
 
 const INLINE_SCRIPT = /<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g;

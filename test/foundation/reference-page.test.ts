@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
 import { HOME_PAGE } from '../../src/plugins/reference-page.js';
 import { Harness } from '../helpers/harness.js';
+import { tempDir } from '../helpers/process.js';
 import { STORES } from '../helpers/stores.js';
 
 describe.each(STORES)('API reference page and home redirect [%s]', (kind) => {
@@ -13,8 +15,16 @@ describe.each(STORES)('API reference page and home redirect [%s]', (kind) => {
 
   const get = (url: string) => h.app.inject({ method: 'GET', url });
 
-  it('GET / redirects to the reference page, with no token needed', async () => {
-    const response = await get('/');
+  it('GET / is the console when one is built', async () => {
+    const response = await h.app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('<div id="root"></div>');
+  });
+
+  it('GET / redirects to the reference page when no console is built, with no token needed', async () => {
+    const app = await buildApp(h.deps, { consoleDir: tempDir('ugs-no-console-') });
+    const response = await app.inject({ method: 'GET', url: '/' });
+    await app.close();
     expect(response.statusCode).toBe(302);
     expect(response.headers.location).toBe(HOME_PAGE);
     expect(HOME_PAGE).toBe('/docs/');
