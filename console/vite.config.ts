@@ -31,7 +31,8 @@ function precompress(outDir: string): Plugin {
   };
 }
 
-const outDir = here('../dist/console');
+// CONSOLE_OUT_DIR builds elsewhere (tests running side by side each use their own build).
+const outDir = process.env.CONSOLE_OUT_DIR ?? here('../dist/console');
 
 export default defineConfig({
   root: here('.'),

@@ -67,7 +67,8 @@ export class Harness {
     const deps: Deps = { config, store: testStore.store, clock, lifecycle: { migrated: false, shuttingDown: false } };
     await migrate(testStore.store.db);
     deps.lifecycle.migrated = true;
-    const app = await buildApp(deps);
+    // CONSOLE_OUT_DIR: the console the global setup built there instead of dist/console.
+    const app = await buildApp(deps, { consoleDir: process.env.CONSOLE_OUT_DIR });
     await app.ready();
     if (options.captureEvents && options.workers) throw new Error('captureEvents is for harnesses without workers');
     const workers = options.workers
