@@ -14,6 +14,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 /** More than the purge's batch of 1000, so that it takes several. */
 const BULK = 2500;
+/** How long the first deliveries may take on a loaded machine (TLS handshakes included). */
+const POLL_MS = 20_000;
 
 /** Old rows written straight to the tables (as years of traffic would have left them), for speed. */
 async function insertOldRows(h: Harness, tenantId: string, webhookId: string, count: number, at: Date) {
@@ -39,6 +41,9 @@ describe.each(STORES)('delivery history retention [%s]', (kind) => {
     h = await Harness.start(kind, {
       env: deliveryEnv(certificates, {
         WEBHOOK_HISTORY_RETENTION_DAYS: '1', WEBHOOK_RETRY_DELAYS_MS: `0,${10 * DAY_MS}`, SESSION_TTL_SECONDS: '31536000',
+        // A first attempt that times out is retried only 10 days later: on a loaded machine the
+        // first TLS handshakes took over the usual 500 ms, and the test waited for nothing.
+        WEBHOOK_TIMEOUT_MS: '10000',
       }),
     });
   });
@@ -67,8 +72,8 @@ describe.each(STORES)('delivery history retention [%s]', (kind) => {
     for (let i = 0; i < 3; i += 1) old.push(await emitEvent(h, t.tenantId, 'policy.created', { id: `old${i}` }));
     const pending = await emitEvent(h, t.tenantId, 'policy.deleted', { id: 'pending' });
     await withDeliveryWorker(h, async () => {
-      await expect.poll(async () => (await history(t, hook.id)).total).toBe(3);
-      await expect.poll(async () => (await history(t, retried.id)).total).toBe(1);
+      await expect.poll(async () => (await history(t, hook.id)).total, { timeout: POLL_MS }).toBe(3);
+      await expect.poll(async () => (await history(t, retried.id)).total, { timeout: POLL_MS }).toBe(1);
     });
     expect(await jobsOf(h, t.tenantId)).toMatchObject([{ webhook_id: retried.id, event_id: pending.id, attempt: 2 }]);
 
@@ -78,8 +83,8 @@ describe.each(STORES)('delivery history retention [%s]', (kind) => {
     for (let i = 0; i < 3; i += 1) recent.push(await emitEvent(h, t.tenantId, 'policy.created', { id: `recent${i}` }));
     const otherRecent = await emitEvent(h, other.tenantId, 'policy.created', { id: 'other-recent' });
     await withDeliveryWorker(h, async () => {
-      await expect.poll(async () => (await history(t, hook.id)).total).toBe(6);
-      await expect.poll(async () => (await history(other, otherHook.id)).total).toBe(1);
+      await expect.poll(async () => (await history(t, hook.id)).total, { timeout: POLL_MS }).toBe(6);
+      await expect.poll(async () => (await history(other, otherHook.id)).total, { timeout: POLL_MS }).toBe(1);
     });
     // Years of old traffic, for both tenants, so that the purge needs several batches.
     const longAgo = new Date(h.clock.now().getTime() - 3 * DAY_MS);
