@@ -1,0 +1,81 @@
+import { useState, type FormEvent } from 'react';
+import { ErrorBanner, Field } from '../../components/ui.js';
+import { PLAIN_LABEL } from '../admin/plain.js';
+import { EventCheckboxes } from './event-checkboxes.js';
+import { HeadersEditor, headersToRows, rowsToHeaders } from './headers-editor.js';
+import type { EventType, Webhook, WebhookCreate, WebhookUpdate } from './types.js';
+
+/**
+ * Registers a webhook (no `webhook`) or edits one. The auth token is never read back: on edit an
+ * empty field keeps the current one, and "Remove the auth token" clears it.
+ */
+export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: {
+  webhook?: Webhook;
+  submitLabel: string;
+  onSubmit: (body: WebhookCreate & WebhookUpdate) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const [url, setUrl] = useState(webhook?.url ?? '');
+  const [description, setDescription] = useState(webhook?.description ?? '');
+  const [events, setEvents] = useState<EventType[]>((webhook?.events ?? []) as EventType[]);
+  const [active, setActive] = useState(webhook?.active ?? true);
+  const [headers, setHeaders] = useState(headersToRows(webhook?.headers ?? {}));
+  const [authToken, setAuthToken] = useState('');
+  const [removeAuthToken, setRemoveAuthToken] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    const body: WebhookCreate & WebhookUpdate = { url, description, events, headers: rowsToHeaders(headers) };
+    if (webhook) body.active = active;
+    if (removeAuthToken) body.auth_token = '';
+    else if (authToken !== '') body.auth_token = authToken;
+    try {
+      await onSubmit(body);
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit}>
+      {error !== null && <ErrorBanner error={error} />}
+      <Field label="URL" hint="An https:// address that answers 2xx to each delivery">
+        <input type="url" required value={url} placeholder="https://siem.example.com/hooks/ai-usage" onChange={(e) => setUrl(e.target.value)} />
+      </Field>
+      <Field label="Description">
+        <input value={description} maxLength={1000} onChange={(e) => setDescription(e.target.value)} />
+      </Field>
+      <EventCheckboxes selected={events} onChange={setEvents} />
+      {webhook && (
+        <div className="field">
+          <label className="checkbox" style={PLAIN_LABEL}>
+            <input type="checkbox" checked={active} onChange={(e) => setActive(e.target.checked)} />
+            Active (deliver new events)
+          </label>
+        </div>
+      )}
+      <HeadersEditor rows={headers} onChange={setHeaders} />
+      <Field label="Auth token (optional)" hint={webhook?.has_auth_token ? 'A token is set; leave empty to keep it' : 'Sent as Authorization: Bearer <token>'}>
+        <input type="password" autoComplete="off" value={authToken} disabled={removeAuthToken} onChange={(e) => setAuthToken(e.target.value)} />
+      </Field>
+      {webhook?.has_auth_token && (
+        <div className="field">
+          <label className="checkbox" style={PLAIN_LABEL}>
+            <input type="checkbox" checked={removeAuthToken} onChange={(e) => setRemoveAuthToken(e.target.checked)} />
+            Remove the auth token
+          </label>
+        </div>
+      )}
+      <div className="actions" style={{ justifyContent: 'flex-end' }}>
+        <button type="button" className="button secondary" onClick={onCancel}>Cancel</button>
+        <button type="submit" className="button" disabled={busy}>{submitLabel}</button>
+      </div>
+    </form>
+  );
+}
