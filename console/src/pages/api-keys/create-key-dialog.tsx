@@ -1,0 +1,87 @@
+import type { components } from '@sdk/generated/openapi.js';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client.js';
+import { SecretOnce } from '../../components/copy-button.js';
+import { Dialog } from '../../components/dialog.js';
+import { ErrorBanner, Field } from '../../components/ui.js';
+import { PLAIN_LABEL } from '../admin/plain.js';
+
+type Scope = components['schemas']['ApiKeyCreate']['scopes'][number];
+type CreatedKey = components['schemas']['ApiKeyWithSecret'];
+
+/** The scopes ApiKeyCreate allows, with what each lets a machine client do. */
+const SCOPES: { scope: Scope; meaning: string }[] = [
+  { scope: 'interactions:write', meaning: 'record interactions (a proxy, an extension fleet)' },
+  { scope: 'interactions:read', meaning: 'read and search interactions' },
+];
+
+/** Creates an API key, then shows the key once: closing the dialog forgets it. */
+export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<Scope[]>(['interactions:write']);
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  function close() {
+    setCreated(null);
+    setError(null);
+    setName('');
+    setScopes(['interactions:write']);
+    onClose();
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      setCreated(await api.POST('/api/v1/api-keys', { body: { name, scopes } }));
+      await queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog title={created ? 'API key created' : 'Create an API key'} open={open} onClose={close}>
+      {created ? (
+        <>
+          <SecretOnce label={`API key “${created.name}”`} value={created.key} />
+          <p className="muted">Clients send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>
+          <div className="actions" style={{ justifyContent: 'flex-end' }}>
+            <button type="button" className="button" onClick={close}>Done</button>
+          </div>
+        </>
+      ) : (
+        <form onSubmit={submit}>
+          {error !== null && <ErrorBanner error={error} />}
+          <Field label="Name" hint="Who uses it, e.g. Proxy eu-west-1">
+            <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+          </Field>
+          <fieldset className="field">
+            <legend>Scopes</legend>
+            {SCOPES.map(({ scope, meaning }) => (
+              <label key={scope} className="checkbox" style={PLAIN_LABEL}>
+                <input
+                  type="checkbox"
+                  checked={scopes.includes(scope)}
+                  onChange={(e) => setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))}
+                />
+                <code>{scope}</code> <span className="muted">{meaning}</span>
+              </label>
+            ))}
+          </fieldset>
+          <div className="actions" style={{ justifyContent: 'flex-end' }}>
+            <button type="button" className="button secondary" onClick={close}>Cancel</button>
+            <button type="submit" className="button" disabled={busy}>Create key</button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}
