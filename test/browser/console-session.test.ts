@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumFound, launchChromium } from '../helpers/browser.js';
-import { openConsole, signIn, startConsoleService, unexpectedErrors } from '../helpers/console.js';
+import { openConsole, screenshot, signIn, startConsoleService, unexpectedErrors } from '../helpers/console.js';
 import type { Harness, TestTenant } from '../helpers/harness.js';
 import { STORES } from '../helpers/stores.js';
 
@@ -27,6 +27,8 @@ describe.skipIf(!chromiumFound).each(STORES)('console sign-in and session [%s]',
       await page.goto(`${base}/alerts?status=open`);
       await expect.poll(() => new URL(page.url()).pathname).toBe('/sign-in');
       expect(new URL(page.url()).searchParams.get('next')).toBe('/alerts?status=open');
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await screenshot(page, 'sign-in');
 
       await signIn(page, base, tenant.adminEmail, undefined, `/sign-in?next=${encodeURIComponent('/alerts?status=open')}`);
       expect(new URL(page.url()).pathname).toBe('/alerts');
