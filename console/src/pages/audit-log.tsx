@@ -7,7 +7,7 @@ import { Pager } from '../components/pager.js';
 import { Empty, ErrorBanner, PageHeader, QueryState } from '../components/ui.js';
 import { usePageParam } from './admin/url-state.js';
 import { EntriesTable } from './audit-log/entries-table.js';
-import { ExportButton } from './audit-log/export-button.js';
+import { ExportButton } from '../components/export-button.js';
 import { AuditFilterForm } from './audit-log/filter-form.js';
 import { auditQuery } from './audit-log/filters.js';
 
@@ -28,7 +28,7 @@ export function AuditLogPage() {
 
   return (
     <>
-      <PageHeader title="Audit log" actions={isAdmin && <ExportButton query={filters} onError={setExportError} />}>
+      <PageHeader title="Audit log" actions={isAdmin && <ExportButton path="/api/v1/audit-log/export" query={filters} fallbackName="audit-log.csv" onError={setExportError} />}>
         Every administrative change and sign-in: who, what, when and from where.
       </PageHeader>
       {exportError !== null && <ErrorBanner error={exportError} />}

@@ -4,7 +4,7 @@ import { useLocation, useSearchParams } from 'react-router';
 import { api } from '../api/client.js';
 import { CursorPager, useCursorPaging } from '../components/cursor-pager.js';
 import { Empty, ErrorBanner, Field, Loading, PageHeader, SuccessBanner } from '../components/ui.js';
-import { ExportButton } from './interactions/export-button.js';
+import { ExportButton } from '../components/export-button.js';
 import { FilterForm } from './interactions/filter-form.js';
 import {
   DEFAULT_LIMIT, exportQuery, FILTER_KEYS, filterValues, hasFilters, listQuery, PAGE_SIZES, pageSize, SORTS, type FilterValues,
@@ -57,7 +57,7 @@ export function InteractionsPage() {
     <>
       <PageHeader
         title="Interactions"
-        actions={<ExportButton query={exportQuery(params)} onError={setExportError} />}
+        actions={<ExportButton path="/api/v1/interactions/export" query={exportQuery(params)} fallbackName="interactions.csv" onError={setExportError} />}
       >
         What was sent to AI tools: hashes and risk signals, never the content.
       </PageHeader>
