@@ -52,6 +52,9 @@ describe.each(STORES)('stats equal counting rows [%s]', (kind) => {
     const [alerts] = await one(sql`select
       ${sql.join(SEVERITIES.map((severity) => sql`count(*) filter (where severity = ${severity}) as ${sql.ref(severity)}`))}
       from alerts where status = 'open' and ${alertRange}`);
+    const topUsers = await one(sql`select user_id, count(*) filter (where risk_score >= 0.7) as high_risk, count(*) as total
+      from interactions where ${range} and user_id is not null group by user_id
+      having count(*) filter (where risk_score >= 0.7) > 0 order by 2 desc, user_id limit 10`);
     const numbers = Object.values(totals!).map(Number);
     return {
       total: numbers[0],
@@ -60,6 +63,7 @@ describe.each(STORES)('stats equal counting rows [%s]', (kind) => {
       by_platform: platforms.map((row) => ({ platform_id: row.platform_id, count: Number(row.count) })),
       by_classification_type: types.map((row) => ({ type: row.type, count: Number(row.count) })),
       open_by_severity: Object.fromEntries(Object.entries(alerts!).map(([severity, n]) => [severity, Number(n)])),
+      top_users: topUsers.map((row) => ({ user_id: row.user_id, high_risk: Number(row.high_risk), total: Number(row.total) })),
     };
   }
 
@@ -68,7 +72,7 @@ describe.each(STORES)('stats equal counting rows [%s]', (kind) => {
       const query = Object.fromEntries(Object.entries({ start_date, end_date }).filter(([, value]) => value !== undefined)) as Record<string, string>;
       const response = await h.call('GET', '/api/v1/stats', { token: t.adminToken, query });
       expect(response.statusCode, response.body).toBe(200);
-      const { interactions, alerts } = response.json();
+      const { interactions, alerts, top_users } = response.json();
       const expected = await counted(start_date, end_date);
       const context = `${label}: ${start_date} .. ${end_date}`;
       expect(interactions.total, context).toBe(expected.total);
@@ -77,6 +81,7 @@ describe.each(STORES)('stats equal counting rows [%s]', (kind) => {
       expect(interactions.by_platform, context).toEqual(expected.by_platform);
       expect(interactions.by_classification_type, context).toEqual(expected.by_classification_type);
       expect(alerts.open_by_severity, context).toEqual(expected.open_by_severity);
+      expect(top_users, context).toEqual(expected.top_users);
     }), { numRuns: 40 });
   }
 

@@ -52,6 +52,9 @@ describe.each(STORES)('stats [%s]', (kind) => {
       },
       // cards: 2 critical; risky: 2 high, one of which resolved.
       alerts: { open: 3, open_by_severity: { low: 0, medium: 0, high: 1, critical: 2 } },
+      // No interval asked; no interaction names a user.
+      series: null,
+      top_users: [],
     });
   });
 

@@ -10,6 +10,7 @@ import * as m0008 from './0008_list_indexes.js';
 import * as m0009 from './0009_alert_counts.js';
 import * as m0010 from './0010_count_rollup_index.js';
 import * as m0011 from './0011_tenant_settings.js';
+import * as m0012 from './0012_high_risk_users_index.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_alert_counts': m0009,
   '0010_count_rollup_index': m0010,
   '0011_tenant_settings': m0011,
+  '0012_high_risk_users_index': m0012,
 };

@@ -11,7 +11,8 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
       tags: ['stats'],
       operationId: 'getStats',
       summary: 'Get dashboard statistics',
-      description: 'Dashboard counts: interactions by platform, source, risk band and classification type; open alerts.',
+      description: 'Dashboard counts: interactions by platform, source, risk band and classification type; open alerts; '
+        + 'the users with the most high-risk interactions; with `interval`, interactions per hour or day.',
       querystring: StatsQuery,
       response: { 200: ref(StatsSchema) },
     },

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { Deps } from '../../deps.js';
 import type { RequestContext } from '../../lib/context.js';
@@ -8,18 +8,34 @@ import { bucketRows } from '../counts/sums.js';
 import { type DateRange, parseDateRange } from '../interactions/dates.js';
 import type { Severity, Source } from '../interactions/interactions.tables.js';
 import type { StatsFilters, StatsResponse } from './stats.schemas.js';
+import { countSeries, seriesRange } from './stats.series.js';
+import { HIGH_RISK_BUCKET, TOP_USERS_MAX_HIGH_RISK, topUsers } from './stats.top-users.js';
 
 const TOP = 100;
 // Bands are [min, max) except the last, [0.8, 1]: two risk buckets each (counts/buckets.ts).
 const BANDS = [[0, 0.2], [0.2, 0.4], [0.4, 0.6], [0.6, 0.8], [0.8, 1]] as const;
 const bandOf = (riskBucket: number) => Math.floor(riskBucket / 2);
 
-/** The dashboard's counts over interactions (and their open alerts) created within the range. */
+/**
+ * The dashboard's counts over interactions (and their open alerts) created within the range. With
+ * an interval, the range gets its defaults (stats.series.ts) and the counts per bucket; the
+ * interaction numbers (groups, series, top users) are read in one snapshot, so the buckets add up
+ * to the total.
+ */
 export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFilters): Promise<StatsResponse> {
-  const range = parseDateRange(filters);
+  const requested = parseDateRange(filters);
+  const interval = filters.interval;
+  const range: DateRange = interval ? seriesRange(requested, interval, deps.clock.now()) : requested;
   const db = deps.store.db;
-  const [groups, severities] = await Promise.all([
-    countInteractionGroups(db, ctx.tenantId, range),
+  const [[groups, series, users], severities] = await Promise.all([
+    db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
+      const counted = await countInteractionGroups(tx, ctx.tenantId, range);
+      const buckets = interval ? await countSeries(tx, ctx.tenantId, interval, range.start!, range.end!) : null;
+      // The high-risk interactions of the range, from the counts just read: their risk buckets.
+      const highRisk = counted.filter((row) => row.kind === 'source' && row.risk_bucket! >= HIGH_RISK_BUCKET)
+        .reduce((sum, row) => sum + Number(row.count), 0);
+      return [counted, buckets, highRisk > TOP_USERS_MAX_HIGH_RISK ? null : await topUsers(tx, ctx.tenantId, range)] as const;
+    }),
     openAlertsBySeverity(db, ctx.tenantId, range),
   ]);
   let total = 0;
@@ -50,6 +66,8 @@ export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFi
       by_classification_type: top(byType, (row) => row.type),
     },
     alerts: { open: Object.values(bySeverity).reduce((sum, n) => sum + n, 0), open_by_severity: bySeverity },
+    series,
+    top_users: users,
   };
 }
 
@@ -70,7 +88,7 @@ interface GroupRow {
  * risk bucket, in one statement: whole hours from the aggregates (types from their roll-ups, the
  * rest from the detail rows of '' only), the partial hours at the range's ends from their rows.
  */
-async function countInteractionGroups(db: Kysely<Database>, tenantId: string, range: DateRange): Promise<GroupRow[]> {
+async function countInteractionGroups(db: Kysely<Database> | Transaction<Database>, tenantId: string, range: DateRange): Promise<GroupRow[]> {
   const time = splitTime(range.start, range.end);
   const edges = time.edges.map((edge) => sql`
     select t.type as classification_type, i.platform_id, i.source, interaction_risk_bucket(i.risk_score) as risk_bucket
