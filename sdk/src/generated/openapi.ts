@@ -679,7 +679,7 @@ export interface paths {
         };
         /**
          * Get dashboard statistics
-         * @description Dashboard counts: interactions by platform, source, risk band and classification type; open alerts.
+         * @description Dashboard counts: interactions by platform, source, risk band and classification type; open alerts; the users with the most high-risk interactions; with `interval`, interactions per hour or day.
          *
          *     Access: users with the role `admin` or `viewer`; API keys cannot call it.
          */
@@ -3985,10 +3985,10 @@ export interface components {
             }[];
         };
         /**
-         * @description Dashboard counts over a period (the whole history when no dates are given).
+         * @description Dashboard counts over a period (the whole history when no dates and no interval are given).
          * @example {
          *       "start_date": "2026-03-01T00:00:00.000Z",
-         *       "end_date": null,
+         *       "end_date": "2026-03-02T23:59:59.999Z",
          *       "interactions": {
          *         "total": 1250,
          *         "by_platform": [
@@ -4058,7 +4058,54 @@ export interface components {
          *           "high": 4,
          *           "critical": 1
          *         }
-         *       }
+         *       },
+         *       "series": {
+         *         "interval": "day",
+         *         "buckets": [
+         *           {
+         *             "start": "2026-03-01T00:00:00.000Z",
+         *             "total": 700,
+         *             "by_platform": [
+         *               {
+         *                 "platform_id": "chatgpt",
+         *                 "count": 480
+         *               },
+         *               {
+         *                 "platform_id": "claude",
+         *                 "count": 220
+         *               }
+         *             ],
+         *             "other": 0
+         *           },
+         *           {
+         *             "start": "2026-03-02T00:00:00.000Z",
+         *             "total": 550,
+         *             "by_platform": [
+         *               {
+         *                 "platform_id": "chatgpt",
+         *                 "count": 420
+         *               },
+         *               {
+         *                 "platform_id": "claude",
+         *                 "count": 130
+         *               }
+         *             ],
+         *             "other": 0
+         *           }
+         *         ]
+         *       },
+         *       "top_users": [
+         *         {
+         *           "user_id": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+         *           "high_risk": 21,
+         *           "total": 140
+         *         },
+         *         {
+         *           "user_id": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a6c",
+         *           "high_risk": 9,
+         *           "total": 310
+         *         }
+         *       ]
          *     }
          */
         Stats: {
@@ -4099,6 +4146,43 @@ export interface components {
                     critical: number;
                 };
             };
+            /** @description Interactions per UTC hour or day over the range; null when no `interval` is given */
+            series: {
+                /**
+                 * @description The `interval` requested
+                 * @enum {string}
+                 */
+                interval: "hour" | "day";
+                /** @description Every hour or day from the one holding `start_date` to the one holding `end_date`, oldest first, empty ones included; their totals add up to `interactions.total` */
+                buckets: {
+                    /**
+                     * Format: date-time
+                     * @description The start of the UTC hour or day. The bucket counts the interactions from there to the next bucket's start that are within `start_date`..`end_date`: the first and last buckets may be partial.
+                     */
+                    start: string;
+                    /** @description Interactions in the bucket: what `GET /interactions` counts over the same bounds */
+                    total: number;
+                    /** @description The 10 most frequent platforms of the whole range (most frequent first, ties by id), the same list in every bucket, zero counts included */
+                    by_platform: {
+                        platform_id: string;
+                        count: number;
+                    }[];
+                    /** @description Interactions of the platforms not in `by_platform`: `total` minus their sum */
+                    other: number;
+                }[];
+            } | null;
+            /** @description The 10 users with the most interactions of `risk_score >= 0.7` in the range (most first, ties by `user_id`); users without any are left out, as are interactions without a `user_id`. Null when the range holds more than 200,000 such interactions (the one number counted from the rows: narrow the range) */
+            top_users: {
+                /**
+                 * Format: uuid
+                 * @description The `user_id` of the interactions
+                 */
+                user_id: string;
+                /** @description Interactions of the user in the range with `risk_score >= 0.7` */
+                high_risk: number;
+                /** @description Interactions of the user in the range */
+                total: number;
+            }[] | null;
         };
         /**
          * @description One administrative change or login, who made it and from where.
@@ -6232,6 +6316,8 @@ export interface operations {
             query?: {
                 start_date?: string;
                 end_date?: string;
+                /** @description Adds `series`, the interactions per UTC hour or day. With it, a missing `end_date` is now (or `start_date`, if later) and a missing `start_date` makes 48 hour buckets or 30 day buckets ending with the end's; every number of the response covers that range. At most 1000 buckets: a longer range is a 400. */
+                interval?: "hour" | "day";
             };
             header?: never;
             path?: never;
@@ -6239,7 +6325,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Dashboard counts over a period (the whole history when no dates are given). */
+            /** @description Dashboard counts over a period (the whole history when no dates and no interval are given). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6249,7 +6335,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "start_date": "2026-03-01T00:00:00.000Z",
-                     *       "end_date": null,
+                     *       "end_date": "2026-03-02T23:59:59.999Z",
                      *       "interactions": {
                      *         "total": 1250,
                      *         "by_platform": [
@@ -6319,7 +6405,54 @@ export interface operations {
                      *           "high": 4,
                      *           "critical": 1
                      *         }
-                     *       }
+                     *       },
+                     *       "series": {
+                     *         "interval": "day",
+                     *         "buckets": [
+                     *           {
+                     *             "start": "2026-03-01T00:00:00.000Z",
+                     *             "total": 700,
+                     *             "by_platform": [
+                     *               {
+                     *                 "platform_id": "chatgpt",
+                     *                 "count": 480
+                     *               },
+                     *               {
+                     *                 "platform_id": "claude",
+                     *                 "count": 220
+                     *               }
+                     *             ],
+                     *             "other": 0
+                     *           },
+                     *           {
+                     *             "start": "2026-03-02T00:00:00.000Z",
+                     *             "total": 550,
+                     *             "by_platform": [
+                     *               {
+                     *                 "platform_id": "chatgpt",
+                     *                 "count": 420
+                     *               },
+                     *               {
+                     *                 "platform_id": "claude",
+                     *                 "count": 130
+                     *               }
+                     *             ],
+                     *             "other": 0
+                     *           }
+                     *         ]
+                     *       },
+                     *       "top_users": [
+                     *         {
+                     *           "user_id": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+                     *           "high_risk": 21,
+                     *           "total": 140
+                     *         },
+                     *         {
+                     *           "user_id": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a6c",
+                     *           "high_risk": 9,
+                     *           "total": 310
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Stats"];
