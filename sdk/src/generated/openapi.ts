@@ -2589,12 +2589,12 @@ export interface components {
         /**
          * @description The running release and the kind of store it uses.
          * @example {
-         *       "version": "v0.6.0",
+         *       "version": "v0.7.0",
          *       "store": "postgres"
          *     }
          */
         Version: {
-            /** @description The release, e.g. `v0.6.0` */
+            /** @description The release, e.g. `v0.7.0` */
             version: string;
             /** @description `pglite` (embedded) or `postgres` */
             store: string;
@@ -4479,7 +4479,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "version": "v0.6.0",
+                     *       "version": "v0.7.0",
                      *       "store": "postgres"
                      *     }
                      */
