@@ -3,41 +3,46 @@ import type { Database } from '../../db/types.js';
 import type { Deps } from '../../deps.js';
 import type { RequestContext } from '../../lib/context.js';
 import { openAlertsBySeverity } from '../counts/alert-sums.js';
-import { splitTime } from '../counts/buckets.js';
+import { riskBucketOf, splitTime } from '../counts/buckets.js';
 import { bucketRows } from '../counts/sums.js';
 import { type DateRange, parseDateRange } from '../interactions/dates.js';
 import type { Severity, Source } from '../interactions/interactions.tables.js';
 import type { StatsFilters, StatsResponse } from './stats.schemas.js';
 import { countSeries, seriesRange } from './stats.series.js';
-import { HIGH_RISK_BUCKET, TOP_USERS_MAX_HIGH_RISK, topUsers } from './stats.top-users.js';
+import { TOP_USERS_MAX_HIGH_RISK, TOP_USERS_RISK, topUsers } from './stats.top-users.js';
 
 const TOP = 100;
 // Bands are [min, max) except the last, [0.8, 1]: two risk buckets each (counts/buckets.ts).
 const BANDS = [[0, 0.2], [0.2, 0.4], [0.4, 0.6], [0.6, 0.8], [0.8, 1]] as const;
 const bandOf = (riskBucket: number) => Math.floor(riskBucket / 2);
+const HIGH_RISK_BUCKET = riskBucketOf(TOP_USERS_RISK);
 
 /**
  * The dashboard's counts over interactions (and their open alerts) created within the range. With
- * an interval, the range gets its defaults (stats.series.ts) and the counts per bucket; the
- * interaction numbers (groups, series, top users) are read in one snapshot, so the buckets add up
- * to the total.
+ * an interval, the range gets its defaults (stats.series.ts) and the counts per bucket; the counts
+ * and the series are read in one snapshot, so the buckets add up to the total. The top users
+ * (stats.top-users.ts) and the open alerts are statements of their own, run beside them.
  */
 export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFilters): Promise<StatsResponse> {
   const requested = parseDateRange(filters);
   const interval = filters.interval;
   const range: DateRange = interval ? seriesRange(requested, interval, deps.clock.now()) : requested;
   const db = deps.store.db;
-  const [[groups, series, users], severities] = await Promise.all([
-    db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
-      const counted = await countInteractionGroups(tx, ctx.tenantId, range);
-      const buckets = interval ? await countSeries(tx, ctx.tenantId, interval, range.start!, range.end!) : null;
-      // The high-risk interactions of the range, from the counts just read: their risk buckets.
-      const highRisk = counted.filter((row) => row.kind === 'source' && row.risk_bucket! >= HIGH_RISK_BUCKET)
-        .reduce((sum, row) => sum + Number(row.count), 0);
-      return [counted, buckets, highRisk > TOP_USERS_MAX_HIGH_RISK ? null : await topUsers(tx, ctx.tenantId, range)] as const;
-    }),
-    openAlertsBySeverity(db, ctx.tenantId, range),
-  ]);
+  // The top users start once the counts are read (they say how many high-risk interactions there
+  // are), on a connection of their own: beside the series on PostgreSQL, after it on the embedded store.
+  let users: Promise<StatsResponse['top_users']> = Promise.resolve(null);
+  const thenTopUsers = (rows: GroupRow[]) => {
+    users = boundedTopUsers(db, ctx.tenantId, range, rows);
+    users.catch(() => { /* awaited below: this only keeps a failure meanwhile from leaving it unhandled */ });
+    return rows;
+  };
+  const counted = interval
+    ? db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => [
+      thenTopUsers(await countInteractionGroups(tx, ctx.tenantId, range)),
+      await countSeries(tx, ctx.tenantId, interval, range.start!, range.end!),
+    ] as const)
+    : countInteractionGroups(db, ctx.tenantId, range).then((rows) => [thenTopUsers(rows), null] as const);
+  const [[groups, series], severities] = await Promise.all([counted, openAlertsBySeverity(db, ctx.tenantId, range)]);
   let total = 0;
   const bySource: Record<Source, number> = { browser_extension: 0, proxy: 0, endpoint_agent: 0, api: 0 };
   const byBand = BANDS.map(() => 0);
@@ -67,8 +72,19 @@ export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFi
     },
     alerts: { open: Object.values(bySeverity).reduce((sum, n) => sum + n, 0), open_by_severity: bySeverity },
     series,
-    top_users: users,
+    top_users: await users,
   };
+}
+
+/**
+ * The top users, or null when the range holds more than TOP_USERS_MAX_HIGH_RISK high-risk
+ * interactions: known exactly, without reading their rows, from the counts by risk bucket just
+ * read (buckets 7 to 9 are the scores from 0.7).
+ */
+function boundedTopUsers(db: Kysely<Database>, tenantId: string, range: DateRange, groups: GroupRow[]) {
+  const highRisk = groups.filter((row) => row.kind === 'source' && row.risk_bucket! >= HIGH_RISK_BUCKET)
+    .reduce((sum, row) => sum + Number(row.count), 0);
+  return highRisk > TOP_USERS_MAX_HIGH_RISK ? Promise.resolve(null) : topUsers(db, tenantId, range);
 }
 
 /** The most frequent first, ties by name. */

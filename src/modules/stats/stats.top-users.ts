@@ -1,6 +1,5 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../db/types.js';
-import { riskBucketOf } from '../counts/buckets.js';
 import type { DateRange } from '../interactions/dates.js';
 import type { StatsResponse } from './stats.schemas.js';
 
@@ -8,14 +7,11 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /** The risk score from which an interaction counts as high risk for `top_users`. */
 export const TOP_USERS_RISK = 0.7;
-/** The risk bucket that TOP_USERS_RISK starts (counts/buckets.ts): buckets 7 to 9 are the high-risk interactions. */
-export const HIGH_RISK_BUCKET = riskBucketOf(TOP_USERS_RISK);
 export const TOP_USERS = 10;
 /**
  * The bound of the one part of the stats whose cost follows the rows: above this many high-risk
- * interactions in the range (known from the counts before any row is read), `top_users` is null.
- * At the bound, the statement reads 200,000 index entries: ~100 ms on PostgreSQL on two cores
- * (docs/interactions.md, "Top users").
+ * interactions in the range, `top_users` is null. At the bound, the statement reads 200,000 index
+ * entries: ~100 ms on PostgreSQL on two cores (docs/interactions.md, "Top users").
  */
 export const TOP_USERS_MAX_HIGH_RISK = 200_000;
 
