@@ -62,8 +62,8 @@ GET /api/v1/audit-log listAuditLog
 `.trim().split('\n').map((line) => line.split(' ') as [string, string, string]);
 
 /** Routes left out of the document on purpose (docs/openapi.md). */
-// `/` only redirects to the reference page.
-const UNDOCUMENTED = [/^\/$/, /^\/metrics$/, /^\/api\/v1\/openapi\.json$/, /^\/docs(\/|$)/];
+// `/` and `/*` are the console's pages (or a redirect to the reference page), `/assets/` its files.
+const UNDOCUMENTED = [/^\/$/, /^\/\*$/, /^\/assets\//, /^\/metrics$/, /^\/api\/v1\/openapi\.json$/, /^\/docs(\/|$)/];
 const PUBLIC = new Set(['login', 'acceptInvitation', 'getHealth', 'getReadiness', 'getVersion']);
 const STORE_FREE = new Set(['getHealth', 'getVersion']);
 

@@ -139,22 +139,26 @@ function TopUsers({ users, range }: { users: Stats['top_users']; range: Range })
   return (
     <section className="card" aria-labelledby="users-title">
       <h2 id="users-title">Top users by high-risk interactions (score ≥ 0.7)</h2>
-      {users.length === 0
-        ? <p className="muted">No high-risk interaction in this period.</p>
-        : (
-          <table className="data">
-            <thead><tr><th>User</th><th className="num">High risk</th><th className="num">All interactions</th></tr></thead>
-            <tbody>
-              {users.map((user) => (
-                <tr key={user.user_id}>
-                  <td className="mono">{user.user_id}</td>
-                  <td className="num"><Link to={interactionsLink(range, { user_id: user.user_id, risk_score_min: '0.7' })}>{formatNumber(user.high_risk)}</Link></td>
-                  <td className="num"><Link to={interactionsLink(range, { user_id: user.user_id })}>{formatNumber(user.total)}</Link></td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+      {users === null && (
+        <p className="muted">
+          Too many high-risk interactions in this period to rank users quickly: choose a shorter period.
+        </p>
+      )}
+      {users?.length === 0 && <p className="muted">No high-risk interaction in this period.</p>}
+      {users && users.length > 0 && (
+        <table className="data">
+          <thead><tr><th>User</th><th className="num">High risk</th><th className="num">All interactions</th></tr></thead>
+          <tbody>
+            {users.map((user) => (
+              <tr key={user.user_id}>
+                <td className="mono">{user.user_id}</td>
+                <td className="num"><Link to={interactionsLink(range, { user_id: user.user_id, risk_score_min: '0.7' })}>{formatNumber(user.high_risk)}</Link></td>
+                <td className="num"><Link to={interactionsLink(range, { user_id: user.user_id })}>{formatNumber(user.total)}</Link></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }
