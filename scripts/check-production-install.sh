@@ -35,6 +35,13 @@ case "$version" in
   *"\"v$expected\""* | *"\"$expected\""*) ;;
   *) cat "$dir/out.log" >&2; echo "production install: unexpected version answer: $version" >&2; exit 1 ;;
 esac
+# The console comes with the build: its page at / and the script it loads.
+page="$(curl -fsS -H 'Accept: text/html' "http://127.0.0.1:$port/")"
+script="$(printf '%s' "$page" | grep -o '/assets/index-[A-Za-z0-9_-]*\.js' | head -1)"
+if [ -z "$script" ] || ! curl -fsS -o /dev/null "http://127.0.0.1:$port$script"; then
+  echo "production install: the console is not served at / (page: ${page:0:200})" >&2
+  exit 1
+fi
 # SIGTERM to the service itself (its pid is in its log lines), as a supervisor would send it;
 # npm then exits with the service's code.
 service_pid="$(grep -o '"pid":[0-9]*' "$dir/out.log" | head -1 | cut -d: -f2)"
@@ -42,4 +49,4 @@ kill -TERM "$service_pid"
 wait "$pid" && status=0 || status=$?
 pid=""
 if [ "$status" -ne 0 ]; then cat "$dir/out.log" >&2; echo "production install: exit code $status after SIGTERM" >&2; exit 1; fi
-echo "production install: runtime dependencies only, npm start served $version, stopped cleanly"
+echo "production install: runtime dependencies only, npm start served the console and $version, stopped cleanly"
