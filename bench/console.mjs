@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { latency } from './lib/queries-measure.mjs';
-import { seededEmbedded, seededPostgres } from './lib/queries-seed.mjs';
+import { onQueriesSeeds } from './lib/queries-seed.mjs';
 import { figure, percentile } from './lib/report.mjs';
 import { ADMIN, login, startService } from './lib/service.mjs';
 import { ADMIN_URL } from './lib/stores.mjs';
@@ -138,22 +138,7 @@ async function measure(label, seed, rows) {
 }
 
 export async function runConsole() {
-  const log = (line) => console.log(line);
-  const only = process.env.BENCH_STORES;
-  if (!only || only === 'pglite') {
-    console.log(`\nembedded store (PGlite): seeding ${ROWS_EMBEDDED.toLocaleString('en')} interactions`);
-    const seed = await seededEmbedded({ rows: ROWS_EMBEDDED, otherRows: Math.ceil(ROWS_EMBEDDED / 100), log });
-    try {
-      await measure('embedded store (PGlite)', seed, ROWS_EMBEDDED);
-    } finally {
-      seed.dispose();
-    }
-  }
-  if (ADMIN_URL && (!only || only === 'postgres')) {
-    console.log(`\nPostgreSQL: ${ROWS.toLocaleString('en')} interactions`);
-    const seed = await seededPostgres(ADMIN_URL, { rows: ROWS, otherRows: Math.ceil(ROWS / 100), log });
-    await measure('PostgreSQL', seed, ROWS);
-  }
+  await onQueriesSeeds({ rows: ROWS, rowsEmbedded: ROWS_EMBEDDED, adminUrl: ADMIN_URL, measure });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) await runConsole();

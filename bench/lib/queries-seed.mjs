@@ -196,3 +196,28 @@ export async function seededEmbedded({ rows, otherRows, log, validated = false }
   const env = { DATA_DIR: dataDir };
   return { env, dataDir, dispose, ...(await bootstrapAndSeed(env, { rows, otherRows, log, validated })) };
 }
+
+/**
+ * Runs `measure(label, seed, rows)` on the queries seed of each store BENCH_STORES keeps: a fresh
+ * embedded store of `rowsEmbedded`, then PostgreSQL's kept database of `rows` (when `adminUrl` is set);
+ * `afterPostgres` runs once PostgreSQL's measure is done.
+ */
+export async function onQueriesSeeds({ rows, rowsEmbedded, adminUrl, measure, afterPostgres }) {
+  const log = (line) => console.log(line);
+  const only = process.env.BENCH_STORES;
+  if (!only || only === 'pglite') {
+    console.log(`\nembedded store (PGlite): seeding ${rowsEmbedded.toLocaleString('en')} interactions`);
+    const seed = await seededEmbedded({ rows: rowsEmbedded, otherRows: Math.ceil(rowsEmbedded / 100), log });
+    try {
+      await measure('embedded store (PGlite)', seed, rowsEmbedded);
+    } finally {
+      seed.dispose();
+    }
+  }
+  if (adminUrl && (!only || only === 'postgres')) {
+    console.log(`\nPostgreSQL: ${rows.toLocaleString('en')} interactions`);
+    const seed = await seededPostgres(adminUrl, { rows, otherRows: Math.ceil(rows / 100), log });
+    await measure('PostgreSQL', seed, rows);
+    await afterPostgres?.(log);
+  }
+}
