@@ -42,9 +42,13 @@ describe.skipIf(!chromiumFound)('console accessibility', () => {
     const { context, page, errors } = await openConsole(browser, base);
     try {
       await page.goto(`${base}/sign-in`);
+      // The page is drawn after its script runs: keys pressed before the form exists go nowhere.
+      await page.getByLabel('Email').waitFor();
       await page.keyboard.press('Tab');
+      expect(await page.evaluate<string>('document.activeElement.type')).toBe('email');
       await page.keyboard.type(tenant.adminEmail);
       await page.keyboard.press('Tab');
+      expect(await page.evaluate<string>('document.activeElement.type')).toBe('password');
       await page.keyboard.type('Correct-Horse-42');
       await page.keyboard.press('Enter');
       await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), { timeout: 15_000 }).toBe(true);
