@@ -69,7 +69,6 @@ describe.each(STORES)('the example receiver as a process, with real deliveries [
   });
 
   it('answers 401 with a JSON error to a delivery whose signature does not verify, and prints nothing for it', async () => {
-    const before = receiver.lines.length;
     const body = JSON.stringify({ id: 'evt_forged', timestamp: new Date().toISOString(), event_type: 'user.deleted', tenant_id: t.tenantId, data: { id: 'x' } });
     const wrongSecret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
     const seconds = String(Math.floor(Date.now() / 1000));
@@ -85,7 +84,8 @@ describe.each(STORES)('the example receiver as a process, with real deliveries [
       expect(answer.contentType).toMatch(/^application\/json/);
       expect(JSON.parse(answer.body)).toEqual({ error: expect.any(String) });
     }
-    expect(receiver.lines.length).toBe(before);
+    // Real deliveries of the earlier test's audit entries may still arrive meanwhile: look for the forged id only.
+    expect(printedEvents().filter((event) => event.id === 'evt_forged')).toEqual([]);
     expect(receiver.stderr).toContain('rejected a delivery');
   });
 
