@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Each file has its own store (a PGlite instance, or a PostgreSQL database of its own) and
+    // its own ports, and most of a test's time is spent waiting on processes, sockets and timers:
+    // two files at a time even on two cores (Vitest's default there is one) halves the run.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     globalSetup: ['./test/helpers/global-setup.ts'],
     reporters: ['verbose', './test/helpers/summary-reporter.ts'],
   },
