@@ -1,5 +1,5 @@
 import type { components } from '@sdk/generated/openapi.js';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
 import { getSession, setSession } from '../api/session.js';
@@ -40,38 +40,30 @@ export function ProfilePage() {
 function DisplayNameForm({ user }: { user: Me }) {
   const queryClient = useQueryClient();
   const [displayName, setDisplayName] = useState(user.display_name ?? '');
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
-  const [busy, setBusy] = useState(false);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      // An empty name clears it (null), as the API documents.
-      const updated = await api.PUT('/api/v1/users/me', { body: { display_name: displayName.trim() === '' ? null : displayName.trim() } });
+  const save = useMutation({
+    // An empty name clears it (null), as the API documents.
+    mutationFn: () => api.PUT('/api/v1/users/me', { body: { display_name: displayName.trim() === '' ? null : displayName.trim() } }),
+    onSuccess: (updated) => {
       queryClient.setQueryData(['me'], updated);
       const session = getSession();
       if (session) setSession({ ...session, user: updated });
-      setSaved(true);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    },
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    save.mutate();
   }
 
   return (
     <form className="card" onSubmit={submit} aria-labelledby="name-title" style={{ maxWidth: 640 }}>
       <h2 id="name-title">How your team sees you</h2>
-      {error !== null && <ErrorBanner error={error} />}
-      {saved && <SuccessBanner>Display name saved.</SuccessBanner>}
+      {save.error && <ErrorBanner error={save.error} />}
+      {save.isSuccess && <SuccessBanner>Display name saved.</SuccessBanner>}
       <Field label="Display name" hint="Shown to your team instead of your email; leave empty to use the email">
         <input value={displayName} maxLength={200} autoComplete="name" onChange={(e) => setDisplayName(e.target.value)} />
       </Field>
-      <button type="submit" className="button" disabled={busy}>{busy ? 'Saving…' : 'Save'}</button>
+      <button type="submit" className="button" disabled={save.isPending}>{save.isPending ? 'Saving…' : 'Save'}</button>
     </form>
   );
 }

@@ -1,4 +1,5 @@
-import { useState, type ReactNode } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { Dialog } from '../../components/dialog.js';
 import { ErrorBanner } from '../../components/ui.js';
 
@@ -14,34 +15,20 @@ export function ConfirmDialog({ title, open, onClose, onConfirm, confirmLabel, c
   confirmLabel: string;
   children: ReactNode;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useMutation({ mutationFn: onConfirm, onSuccess: close });
 
   function close() {
-    setError(null);
+    action.reset();
     onClose();
-  }
-
-  async function confirm() {
-    setBusy(true);
-    setError(null);
-    try {
-      await onConfirm();
-      close();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
   }
 
   return (
     <Dialog title={title} open={open} onClose={close}>
-      {error !== null && <ErrorBanner error={error} />}
+      {action.error && <ErrorBanner error={action.error} />}
       <div>{children}</div>
       <div className="actions" style={{ justifyContent: 'flex-end', marginTop: 16 }}>
         <button type="button" className="button secondary" onClick={close}>Cancel</button>
-        <button type="button" className="button danger" disabled={busy} onClick={confirm}>{confirmLabel}</button>
+        <button type="button" className="button danger" disabled={action.isPending} onClick={() => action.mutate()}>{confirmLabel}</button>
       </div>
     </Dialog>
   );

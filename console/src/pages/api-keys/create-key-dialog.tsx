@@ -1,5 +1,5 @@
 import type { components } from '@sdk/generated/openapi.js';
-import { useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { SecretOnce } from '../../components/copy-button.js';
@@ -8,7 +8,6 @@ import { ErrorBanner, Field } from '../../components/ui.js';
 import { PLAIN_LABEL } from '../admin/plain.js';
 
 type Scope = components['schemas']['ApiKeyCreate']['scopes'][number];
-type CreatedKey = components['schemas']['ApiKeyWithSecret'];
 
 /** The scopes ApiKeyCreate allows, with what each lets a machine client do. */
 const SCOPES: { scope: Scope; meaning: string }[] = [
@@ -21,30 +20,22 @@ export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () 
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['interactions:write']);
-  const [created, setCreated] = useState<CreatedKey | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const creation = useMutation({
+    mutationFn: () => api.POST('/api/v1/api-keys', { body: { name, scopes } }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
+  const created = creation.data;
 
   function close() {
-    setCreated(null);
-    setError(null);
+    creation.reset();
     setName('');
     setScopes(['interactions:write']);
     onClose();
   }
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      setCreated(await api.POST('/api/v1/api-keys', { body: { name, scopes } }));
-      await queryClient.invalidateQueries({ queryKey: ['api-keys'] });
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    creation.mutate();
   }
 
   return (
@@ -59,7 +50,7 @@ export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () 
         </>
       ) : (
         <form onSubmit={submit}>
-          {error !== null && <ErrorBanner error={error} />}
+          {creation.error && <ErrorBanner error={creation.error} />}
           <Field label="Name" hint="Who uses it, e.g. Proxy eu-west-1">
             <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
           </Field>
@@ -78,7 +69,7 @@ export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () 
           </fieldset>
           <div className="actions" style={{ justifyContent: 'flex-end' }}>
             <button type="button" className="button secondary" onClick={close}>Cancel</button>
-            <button type="submit" className="button" disabled={busy}>Create key</button>
+            <button type="submit" className="button" disabled={creation.isPending}>Create key</button>
           </div>
         </form>
       )}

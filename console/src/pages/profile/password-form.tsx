@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { ErrorBanner, Field, SuccessBanner } from '../../components/ui.js';
@@ -9,43 +10,35 @@ import { ErrorBanner, Field, SuccessBanner } from '../../components/ui.js';
 export function PasswordForm() {
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
-  const [error, setError] = useState<unknown>(null);
   const [mismatch, setMismatch] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [busy, setBusy] = useState(false);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setError(null);
-    setSaved(false);
-    setMismatch(password !== confirmation);
-    if (password !== confirmation) return;
-    setBusy(true);
-    try {
-      await api.PUT('/api/v1/users/me', { body: { password } });
-      setSaved(true);
+  const change = useMutation({
+    mutationFn: () => api.PUT('/api/v1/users/me', { body: { password } }),
+    onSuccess: () => {
       setPassword('');
       setConfirmation('');
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    },
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setMismatch(password !== confirmation);
+    if (password === confirmation) change.mutate();
+    else change.reset();
   }
 
   return (
     <form className="card" onSubmit={submit} aria-labelledby="password-title" style={{ maxWidth: 640 }}>
       <h2 id="password-title">Change my password</h2>
       {mismatch && <ErrorBanner message="The two passwords differ; type the same new password twice." />}
-      {error !== null && <ErrorBanner error={error} />}
-      {saved && <SuccessBanner>Password changed. Your other sessions were signed out; this one stays signed in.</SuccessBanner>}
+      {change.error && <ErrorBanner error={change.error} />}
+      {change.isSuccess && <SuccessBanner>Password changed. Your other sessions were signed out; this one stays signed in.</SuccessBanner>}
       <Field label="New password" hint="At least 12 characters, with upper case, lower case and digits">
         <input type="password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
       </Field>
       <Field label="Confirm the new password">
         <input type="password" autoComplete="new-password" required value={confirmation} onChange={(e) => setConfirmation(e.target.value)} />
       </Field>
-      <button type="submit" className="button" disabled={busy}>{busy ? 'Changing…' : 'Change password'}</button>
+      <button type="submit" className="button" disabled={change.isPending}>{change.isPending ? 'Changing…' : 'Change password'}</button>
     </form>
   );
 }

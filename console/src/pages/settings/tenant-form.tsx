@@ -1,5 +1,5 @@
 import type { components } from '@sdk/generated/openapi.js';
-import { useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { ErrorBanner, Field, SuccessBanner } from '../../components/ui.js';
@@ -17,37 +17,27 @@ export function TenantForm({ tenant }: { tenant: Tenant }) {
   const [auditRetention, setAuditRetention] = useState(tenant.audit_retention_days === null ? '' : String(tenant.audit_retention_days));
   const [auditForever, setAuditForever] = useState(tenant.audit_retention_days === null);
   const [validateSignals, setValidateSignals] = useState(tenant.validate_signals);
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const save = useMutation({
+    mutationFn: () => api.PUT('/api/v1/tenant', {
+      body: {
+        name,
+        retention_days: retentionForever ? null : Number(retention),
+        audit_retention_days: auditForever ? null : Number(auditRetention),
+        validate_signals: validateSignals,
+      },
+    }),
+    onSuccess: (updated) => queryClient.setQueryData(['tenant'], updated),
+  });
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      const updated = await api.PUT('/api/v1/tenant', {
-        body: {
-          name,
-          retention_days: retentionForever ? null : Number(retention),
-          audit_retention_days: auditForever ? null : Number(auditRetention),
-          validate_signals: validateSignals,
-        },
-      });
-      queryClient.setQueryData(['tenant'], updated);
-      setSaved(true);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    save.mutate();
   }
 
   return (
     <form className="card" onSubmit={submit} aria-label="Organization settings" style={{ maxWidth: 640 }}>
-      {error !== null && <ErrorBanner error={error} />}
-      {saved && <SuccessBanner>Settings saved.</SuccessBanner>}
+      {save.error && <ErrorBanner error={save.error} />}
+      {save.isSuccess && <SuccessBanner>Settings saved.</SuccessBanner>}
       <Field label="Organization name">
         <input required value={name} onChange={(e) => setName(e.target.value)} />
       </Field>
@@ -73,7 +63,7 @@ export function TenantForm({ tenant }: { tenant: Tenant }) {
           Validate the risk signals received (classifications carry validated: true or false)
         </label>
       </div>
-      <button type="submit" className="button" disabled={busy}>{busy ? 'Saving…' : 'Save settings'}</button>
+      <button type="submit" className="button" disabled={save.isPending}>{save.isPending ? 'Saving…' : 'Save settings'}</button>
     </form>
   );
 }

@@ -1,5 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client.js';
 import { Pager } from '../../components/pager.js';
 import { Badge, Empty, ErrorBanner, formatDate, QueryState, SuccessBanner } from '../../components/ui.js';
@@ -15,27 +14,19 @@ const REFRESH_MS = 5000;
 export function Deliveries({ webhookId, canRedeliver }: { webhookId: string; canRedeliver: boolean }) {
   const queryClient = useQueryClient();
   const [page, setPage] = usePageParam();
-  const [notice, setNotice] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const deliveries = useQuery({
     queryKey: ['webhook', webhookId, 'deliveries', page],
     queryFn: () => api.GET('/api/v1/webhooks/{webhook_id}/deliveries', { params: { path: { webhook_id: webhookId }, query: { page, limit: LIMIT } } }),
     refetchInterval: REFRESH_MS,
   });
 
-  async function redeliver(delivery: WebhookDelivery) {
-    setNotice(null);
-    setError(null);
-    try {
-      const queued = await api.POST('/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', {
-        params: { path: { webhook_id: webhookId, delivery_id: delivery.id } },
-      });
-      setNotice(`Redelivery of ${queued.event_type} queued at ${formatDate(queued.queued_at)}; it appears here once attempted.`);
-      await queryClient.invalidateQueries({ queryKey: ['webhook', webhookId] });
-    } catch (caught) {
-      setError(caught);
-    }
-  }
+  const redelivery = useMutation({
+    mutationFn: (delivery: WebhookDelivery) => api.POST('/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', {
+      params: { path: { webhook_id: webhookId, delivery_id: delivery.id } },
+    }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['webhook', webhookId] }),
+  });
+  const queued = redelivery.data;
 
   return (
     <section className="card" aria-labelledby="deliveries-title">
@@ -43,8 +34,8 @@ export function Deliveries({ webhookId, canRedeliver }: { webhookId: string; can
         <h2 id="deliveries-title">Delivery history</h2>
         <button type="button" className="button secondary" onClick={() => deliveries.refetch()}>Refresh</button>
       </div>
-      {notice && <SuccessBanner>{notice}</SuccessBanner>}
-      {error !== null && <ErrorBanner error={error} />}
+      {queued && <SuccessBanner>Redelivery of {queued.event_type} queued at {formatDate(queued.queued_at)}; it appears here once attempted.</SuccessBanner>}
+      {redelivery.error && <ErrorBanner error={redelivery.error} />}
       <QueryState query={deliveries}>
         {(data) => data.deliveries.length === 0 ? <Empty>No delivery attempts yet.</Empty> : (
           <>
@@ -78,7 +69,7 @@ export function Deliveries({ webhookId, canRedeliver }: { webhookId: string; can
                       <td>
                         {/* A test cannot be redelivered (the API refuses it): send another test instead. */}
                         {!delivery.test && (
-                          <button type="button" className="button secondary" aria-label={`Redeliver ${delivery.event_type} of ${formatDate(delivery.timestamp)}`} onClick={() => redeliver(delivery)}>
+                          <button type="button" className="button secondary" aria-label={`Redeliver ${delivery.event_type} of ${formatDate(delivery.timestamp)}`} onClick={() => redelivery.mutate(delivery)}>
                             Redeliver
                           </button>
                         )}

@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ErrorBanner, Field } from '../../components/ui.js';
 import { PLAIN_LABEL } from '../admin/plain.js';
@@ -22,29 +23,20 @@ export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: {
   const [headers, setHeaders] = useState(headersToRows(webhook?.headers ?? {}));
   const [authToken, setAuthToken] = useState('');
   const [removeAuthToken, setRemoveAuthToken] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const save = useMutation({ mutationFn: onSubmit });
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     const body: WebhookCreate & WebhookUpdate = { url, description, events, headers: rowsToHeaders(headers) };
     if (webhook) body.active = active;
     if (removeAuthToken) body.auth_token = '';
     else if (authToken !== '') body.auth_token = authToken;
-    try {
-      await onSubmit(body);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    save.mutate(body);
   }
 
   return (
     <form onSubmit={submit}>
-      {error !== null && <ErrorBanner error={error} />}
+      {save.error && <ErrorBanner error={save.error} />}
       <Field label="URL" hint="An https:// address that answers 2xx to each delivery">
         <input type="url" required value={url} placeholder="https://siem.example.com/hooks/ai-usage" onChange={(e) => setUrl(e.target.value)} />
       </Field>
@@ -74,7 +66,7 @@ export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: {
       )}
       <div className="actions" style={{ justifyContent: 'flex-end' }}>
         <button type="button" className="button secondary" onClick={onCancel}>Cancel</button>
-        <button type="submit" className="button" disabled={busy}>{submitLabel}</button>
+        <button type="submit" className="button" disabled={save.isPending}>{submitLabel}</button>
       </div>
     </form>
   );
