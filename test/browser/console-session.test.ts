@@ -69,6 +69,25 @@ describe.skipIf(!chromiumFound).each(STORES)('console sign-in and session [%s]',
     }
   });
 
+  it('shows a role another admin changed at the next page change', async () => {
+    const viewer = await h.user(tenant, 'viewer');
+    const { context, page, errors } = await openConsole(browser, base);
+    try {
+      await signIn(page, base, viewer.email);
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      expect(await nav.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
+
+      const promoted = await h.call('PUT', `/api/v1/users/${viewer.id}`, { token: tenant.adminToken, body: { role: 'admin' } });
+      expect(promoted.statusCode).toBe(200);
+      await nav.getByRole('link', { name: 'Interactions' }).click();
+      await expect.poll(() => nav.getByRole('link', { name: 'Audit log' }).isVisible(), { timeout: 10_000 }).toBe(true);
+      expect(await page.evaluate<string>(`JSON.parse(sessionStorage.getItem('ugs.session')).user.role`)).toBe('admin');
+      expect(unexpectedErrors(errors)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('goes back to sign-in when the session ends, then returns to the page the user was on', async () => {
     const viewer = await h.user(tenant, 'viewer');
     const { context, page, errors } = await openConsole(browser, base);

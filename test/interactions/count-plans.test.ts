@@ -1,10 +1,11 @@
-import { CompiledQuery, type Compilable, sql } from 'kysely';
+import { type Compilable, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactCounts } from '../../src/modules/counts/compaction.js';
 import type { ListCriteria } from '../../src/modules/interactions/interactions.list.js';
 import { countQuery } from '../../src/modules/interactions/interactions.totals.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { classification, interactionBody } from '../helpers/interactions-fixtures.js';
+import { planOf } from '../helpers/plans.js';
 import { STORES } from '../helpers/stores.js';
 
 const UNALIGNED = { start: new Date('2024-03-10T10:17:23.456Z'), end: new Date('2024-03-11T10:17:23.455Z') };
@@ -45,15 +46,7 @@ describe.each(STORES)('plans of the totals [%s]', (kind) => {
   });
   afterAll(async () => h.close());
 
-  async function plan(query: Compilable): Promise<string> {
-    const compiled = query.compile();
-    return h.db.transaction().execute(async (tx) => {
-      await sql`set local enable_seqscan = off`.execute(tx);
-      const result = await tx.executeQuery<{ 'QUERY PLAN': string }>(
-        CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]));
-      return result.rows.map((row) => row['QUERY PLAN']).join('\n');
-    });
-  }
+  const plan = (query: Compilable) => planOf(h.db, query.compile());
 
   it.each(CASES)('counts %s from its indexes', async (_name, criteria, indexes) => {
     const text = await plan(countQuery(h.db, t.tenantId, { range: {}, ...criteria }));

@@ -5,6 +5,7 @@ import { type ListCriteria, openPage, pageQuery } from '../../src/modules/intera
 import { searchQuery } from '../../src/modules/interactions/interactions.repo.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { classification, createPolicy, interactionBody } from '../helpers/interactions-fixtures.js';
+import { planOf } from '../helpers/plans.js';
 import { STORES } from '../helpers/stores.js';
 
 const FIRST_PAGE: PageRequest = { limit: 10, offset: 0, cursor: undefined };
@@ -87,15 +88,8 @@ describe.each(STORES)('indexes [%s]', (kind) => {
   });
   afterAll(async () => h.close());
 
-  async function plan(query: Compilable | string, explain = 'explain'): Promise<string> {
-    const compiled = typeof query === 'string' ? CompiledQuery.raw(query, [t.tenantId]) : query.compile();
-    return h.db.transaction().execute(async (tx) => {
-      await sql`set local enable_seqscan = off`.execute(tx);
-      const result = await tx.executeQuery<{ 'QUERY PLAN': string }>(
-        CompiledQuery.raw(`${explain} ${compiled.sql}`, [...compiled.parameters]));
-      return result.rows.map((row) => row['QUERY PLAN']).join('\n');
-    });
-  }
+  const plan = (query: Compilable | string, explain?: string) =>
+    planOf(h.db, typeof query === 'string' ? CompiledQuery.raw(query, [t.tenantId]) : query.compile(), explain);
 
   /** The first page of a list shape, and the page after its next cursor. */
   async function pages(criteria: ListCriteria) {

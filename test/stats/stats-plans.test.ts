@@ -5,6 +5,7 @@ import { seriesQuery } from '../../src/modules/stats/stats.series.js';
 import { topUsersQuery } from '../../src/modules/stats/stats.top-users.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { interactionBody } from '../helpers/interactions-fixtures.js';
+import { planOf } from '../helpers/plans.js';
 import { STORES } from '../helpers/stores.js';
 
 const UNALIGNED = { start: new Date('2024-03-10T10:17:23.456Z'), end: new Date('2024-03-14T10:17:23.455Z') };
@@ -32,13 +33,7 @@ describe.each(STORES)('plans of the stats\' series and top users [%s]', (kind) =
   });
   afterAll(async () => h.close());
 
-  async function plan(query: RawBuilder<unknown>): Promise<string> {
-    return h.db.transaction().execute(async (tx) => {
-      await sql`set local enable_seqscan = off`.execute(tx);
-      const { rows } = await sql<{ 'QUERY PLAN': string }>`explain ${query}`.execute(tx);
-      return rows.map((row) => row['QUERY PLAN']).join('\n');
-    });
-  }
+  const plan = (query: RawBuilder<unknown>) => planOf(h.db, query.compile(h.db));
 
   function expectOnlyDeltasScanned(text: string) {
     for (const line of text.split('\n').filter((l) => /Seq Scan/.test(l))) expect(line).toMatch(/Seq Scan on interaction_count_deltas/);

@@ -1,6 +1,8 @@
+import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/client.js';
+import { meQuery } from '../api/me.js';
 import { getSession, setSession } from '../api/session.js';
 import { useSession } from '../api/use-session.js';
 
@@ -66,17 +68,15 @@ export function Layout() {
  * that ended (401) sends the user to sign-in before the page acts on stale rights.
  */
 function useFreshUser() {
-  const location = useLocation();
+  const { pathname } = useLocation();
+  // A 401 ends the session (api/client.ts); other failures show on the page's own calls.
+  const { data: user, refetch } = useQuery(meQuery);
   useEffect(() => {
-    let cancelled = false;
-    api.GET('/api/v1/users/me').then((user) => {
-      const session = getSession();
-      if (!cancelled && session && JSON.stringify(session.user) !== JSON.stringify(user)) setSession({ ...session, user });
-    }, () => {
-      // A 401 already ended the session (api/client.ts); other failures show on the page's own calls.
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, [location.pathname]);
+    // Joins the read already under way (the first render's) rather than asking twice.
+    void refetch({ cancelRefetch: false });
+  }, [pathname, refetch]);
+  useEffect(() => {
+    const session = getSession();
+    if (user && session?.user.id === user.id && JSON.stringify(session.user) !== JSON.stringify(user)) setSession({ ...session, user });
+  }, [user]);
 }

@@ -2,14 +2,14 @@ import type { components } from '@sdk/generated/openapi.js';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.js';
-import { getSession, setSession } from '../api/session.js';
+import { meQuery } from '../api/me.js';
 import { Badge, ErrorBanner, Field, formatDate, PageHeader, QueryState, SuccessBanner } from '../components/ui.js';
 import { PasswordForm } from './profile/password-form.js';
 
 type Me = components['schemas']['User'];
 
 export function ProfilePage() {
-  const me = useQuery({ queryKey: ['me'], queryFn: () => api.GET('/api/v1/users/me') });
+  const me = useQuery(meQuery);
   return (
     <>
       <PageHeader title="My profile" />
@@ -44,9 +44,8 @@ function DisplayNameForm({ user }: { user: Me }) {
     // An empty name clears it (null), as the API documents.
     mutationFn: () => api.PUT('/api/v1/users/me', { body: { display_name: displayName.trim() === '' ? null : displayName.trim() } }),
     onSuccess: (updated) => {
-      queryClient.setQueryData(['me'], updated);
-      const session = getSession();
-      if (session) setSession({ ...session, user: updated });
+      // The layout copies it into the session.
+      queryClient.setQueryData(meQuery.queryKey, updated);
     },
   });
 

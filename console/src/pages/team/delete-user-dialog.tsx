@@ -1,14 +1,14 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client.js';
-import { Dialog } from '../../components/dialog.js';
 import { ErrorBanner } from '../../components/ui.js';
 import type { Notify, User } from './team-types.js';
+import { UserDialog } from './user-dialog.js';
 
 export function DeleteUserDialog({ user, onClose, notify }: { user: User | null; onClose: () => void; notify: Notify }) {
   return (
-    <Dialog title="Delete user" open={user !== null} onClose={onClose}>
-      {user && <DeleteUserConfirm key={user.id} user={user} onClose={onClose} notify={notify} />}
-    </Dialog>
+    <UserDialog title="Delete user" user={user} onClose={onClose}>
+      {(shown) => <DeleteUserConfirm user={shown} onClose={onClose} notify={notify} />}
+    </UserDialog>
   );
 }
 

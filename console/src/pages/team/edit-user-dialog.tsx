@@ -1,16 +1,17 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
-import { Dialog } from '../../components/dialog.js';
 import { ErrorBanner, Field } from '../../components/ui.js';
-import { ROLES, type Notify, type Role, type User } from './team-types.js';
+import { RoleField } from './role-field.js';
+import type { Notify, Role, User } from './team-types.js';
+import { UserDialog } from './user-dialog.js';
 
 /** Change another user's role or display name (PUT /users/{id}); a new role applies on their next request. */
 export function EditUserDialog({ user, onClose, notify }: { user: User | null; onClose: () => void; notify: Notify }) {
   return (
-    <Dialog title="Edit user" open={user !== null} onClose={onClose}>
-      {user && <EditUserForm key={user.id} user={user} onClose={onClose} notify={notify} />}
-    </Dialog>
+    <UserDialog title="Edit user" user={user} onClose={onClose}>
+      {(shown) => <EditUserForm user={shown} onClose={onClose} notify={notify} />}
+    </UserDialog>
   );
 }
 
@@ -39,11 +40,7 @@ function EditUserForm({ user, onClose, notify }: { user: User; onClose: () => vo
     <form onSubmit={submit} aria-label={`Edit ${user.email}`}>
       {save.error && <ErrorBanner error={save.error} />}
       <p><strong>{user.email}</strong></p>
-      <Field label="Role" hint={ROLES.find((r) => r.value === role)?.hint}>
-        <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-          {ROLES.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
-        </select>
-      </Field>
+      <RoleField role={role} onRole={setRole} />
       <Field label="Display name">
         <input autoComplete="off" value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
       </Field>

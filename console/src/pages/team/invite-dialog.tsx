@@ -3,7 +3,8 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { Dialog } from '../../components/dialog.js';
 import { ErrorBanner, Field } from '../../components/ui.js';
-import { ROLES, type Notify, type Role } from './team-types.js';
+import { RoleField } from './role-field.js';
+import type { Notify, Role } from './team-types.js';
 
 /** Invite by email: the user is created `pending` and the service emails a 7-day link to /accept-invite. */
 export function InviteDialog({ open, onClose, notify }: { open: boolean; onClose: () => void; notify: Notify }) {
@@ -42,11 +43,7 @@ export function InviteDialog({ open, onClose, notify }: { open: boolean; onClose
         <Field label="Email">
           <input type="email" required autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
         </Field>
-        <Field label="Role" hint={ROLES.find((r) => r.value === role)?.hint}>
-          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {ROLES.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
-          </select>
-        </Field>
+        <RoleField role={role} onRole={setRole} />
         <Field label="Display name" hint="Optional; the user can change it when accepting">
           <input autoComplete="off" value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
         </Field>

@@ -2,10 +2,10 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { SecretOnce } from '../../components/copy-button.js';
-import { Dialog } from '../../components/dialog.js';
 import { ErrorBanner, Field, SuccessBanner } from '../../components/ui.js';
 import { generatePassword } from './generate-password.js';
 import type { User } from './team-types.js';
+import { UserDialog } from './user-dialog.js';
 
 /**
  * An admin sets a new password for a user (the API takes it, it never makes one); the user is
@@ -13,9 +13,9 @@ import type { User } from './team-types.js';
  */
 export function ResetPasswordDialog({ user, onClose }: { user: User | null; onClose: () => void }) {
   return (
-    <Dialog title="Reset password" open={user !== null} onClose={onClose}>
-      {user && <ResetPasswordForm key={user.id} user={user} onClose={onClose} />}
-    </Dialog>
+    <UserDialog title="Reset password" user={user} onClose={onClose}>
+      {(shown) => <ResetPasswordForm user={shown} onClose={onClose} />}
+    </UserDialog>
   );
 }
 

@@ -1,0 +1,15 @@
+import { CompiledQuery, type Kysely, sql } from 'kysely';
+import type { Database } from '../../src/db/types.js';
+
+/**
+ * The plan of a statement with sequential scans off: what the planner itself chooses once a
+ * tenant is a small part of a large table, which a test's few hundred rows cannot show.
+ * `explain` may carry options, e.g. 'explain (analyze, costs off)'.
+ */
+export async function planOf(db: Kysely<Database>, query: CompiledQuery, explain = 'explain'): Promise<string> {
+  return db.transaction().execute(async (tx) => {
+    await sql`set local enable_seqscan = off`.execute(tx);
+    const result = await tx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`${explain} ${query.sql}`, [...query.parameters]));
+    return result.rows.map((row) => row['QUERY PLAN']).join('\n');
+  });
+}
