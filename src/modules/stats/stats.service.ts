@@ -30,19 +30,14 @@ export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFi
   const db = deps.store.db;
   // The top users start once the counts are read (they say how many high-risk interactions there
   // are), on a connection of their own: beside the series on PostgreSQL, after it on the embedded store.
-  let users: Promise<StatsResponse['top_users']> = Promise.resolve(null);
-  const thenTopUsers = (rows: GroupRow[]) => {
-    users = boundedTopUsers(db, ctx.tenantId, range, rows);
-    users.catch(() => { /* awaited below: this only keeps a failure meanwhile from leaving it unhandled */ });
-    return rows;
-  };
+  const withTopUsers = (groups: GroupRow[]) => ({ groups, users: boundedTopUsers(db, ctx.tenantId, range, groups) });
   const counted = interval
-    ? db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => [
-      thenTopUsers(await countInteractionGroups(tx, ctx.tenantId, range)),
-      await countSeries(tx, ctx.tenantId, interval, range.start!, range.end!),
-    ] as const)
-    : countInteractionGroups(db, ctx.tenantId, range).then((rows) => [thenTopUsers(rows), null] as const);
-  const [[groups, series], severities] = await Promise.all([counted, openAlertsBySeverity(db, ctx.tenantId, range)]);
+    ? db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
+      const read = withTopUsers(await countInteractionGroups(tx, ctx.tenantId, range));
+      return { ...read, series: await countSeries(tx, ctx.tenantId, interval, range.start!, range.end!) };
+    })
+    : countInteractionGroups(db, ctx.tenantId, range).then((groups) => ({ ...withTopUsers(groups), series: null }));
+  const [{ groups, users, series }, severities] = await Promise.all([counted, openAlertsBySeverity(db, ctx.tenantId, range)]);
   let total = 0;
   const bySource: Record<Source, number> = { browser_extension: 0, proxy: 0, endpoint_agent: 0, api: 0 };
   const byBand = BANDS.map(() => 0);
@@ -84,7 +79,10 @@ export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFi
 function boundedTopUsers(db: Kysely<Database>, tenantId: string, range: DateRange, groups: GroupRow[]) {
   const highRisk = groups.filter((row) => row.kind === 'source' && row.risk_bucket! >= HIGH_RISK_BUCKET)
     .reduce((sum, row) => sum + Number(row.count), 0);
-  return highRisk > TOP_USERS_MAX_HIGH_RISK ? Promise.resolve(null) : topUsers(db, tenantId, range);
+  const users = highRisk > TOP_USERS_MAX_HIGH_RISK ? Promise.resolve(null) : topUsers(db, tenantId, range);
+  // Awaited by getStats once the rest is read; meanwhile a failure must not count as unhandled.
+  users.catch(() => {});
+  return users;
 }
 
 /** The most frequent first, ties by name. */
