@@ -91,6 +91,9 @@ describe.skipIf(!chromiumFound).each(STORES)('console team and invitations [%s]'
       await invitee.page.getByRole('button', { name: 'Sign out' }).click();
       await invitee.page.goto(link!);
       await invitee.page.getByLabel('Password', { exact: true }).fill(STRONG_PASSWORD);
+      await invitee.page.getByLabel('Confirm password').fill(`${STRONG_PASSWORD}x`);
+      await invitee.page.getByRole('button', { name: 'Join' }).click();
+      await expect.poll(() => invitee.page.getByRole('alert').textContent()).toBe('The two passwords differ.');
       await invitee.page.getByLabel('Confirm password').fill(STRONG_PASSWORD);
       await invitee.page.getByRole('button', { name: 'Join' }).click();
       await expect.poll(() => invitee.page.getByRole('alert').textContent()).toContain('This invitation link is not valid');

@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, errorMessage, isApiError } from '../api/client.js';
@@ -12,30 +13,22 @@ export function AcceptInvitePage() {
   const [displayName, setDisplayName] = useState('');
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (password !== confirmation) {
-      setError('The two passwords differ.');
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await api.POST('/api/v1/auth/accept-invite', {
-        body: { token, password, ...(displayName.trim() ? { display_name: displayName.trim() } : {}) },
-      });
+  const [mismatch, setMismatch] = useState(false);
+  const accept = useMutation({
+    mutationFn: () => api.POST('/api/v1/auth/accept-invite', {
+      body: { token, password, ...(displayName.trim() ? { display_name: displayName.trim() } : {}) },
+    }),
+    onSuccess: (answer) => {
       setSession({ token: answer.token, expiresAt: answer.expires_at, user: answer.user });
       navigate('/', { replace: true });
-    } catch (caught) {
-      setError(isApiError(caught, 'not_found')
-        ? 'This invitation link is not valid (already used, or replaced by a newer invitation). Ask an admin to resend it.'
-        : errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    },
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setMismatch(password !== confirmation);
+    if (password === confirmation) accept.mutate();
+    else accept.reset();
   }
 
   if (!token) {
@@ -55,7 +48,10 @@ export function AcceptInvitePage() {
       <form className="card narrow" onSubmit={submit} aria-labelledby="accept-title">
         <h1 id="accept-title">Accept invitation</h1>
         <p className="muted">Choose your password to join your team.</p>
-        {error && <ErrorBanner message={error} />}
+        {mismatch && <ErrorBanner message="The two passwords differ." />}
+        {accept.error && <ErrorBanner message={isApiError(accept.error, 'not_found')
+          ? 'This invitation link is not valid (already used, or replaced by a newer invitation). Ask an admin to resend it.'
+          : errorMessage(accept.error)} />}
         <Field label="Display name">
           <input autoComplete="name" value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
         </Field>
@@ -65,7 +61,7 @@ export function AcceptInvitePage() {
         <Field label="Confirm password">
           <input type="password" autoComplete="new-password" required value={confirmation} onChange={(e) => setConfirmation(e.target.value)} />
         </Field>
-        <button type="submit" className="button" disabled={busy}>{busy ? 'Joining…' : 'Join'}</button>
+        <button type="submit" className="button" disabled={accept.isPending}>{accept.isPending ? 'Joining…' : 'Join'}</button>
       </form>
     </div>
   );

@@ -1,6 +1,7 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
-import { api, errorMessage } from '../api/client.js';
+import { api } from '../api/client.js';
 import { setSession } from '../api/session.js';
 import { useSession } from '../api/use-session.js';
 import { ErrorBanner, Field } from '../components/ui.js';
@@ -16,40 +17,35 @@ export function SignInPage() {
   const session = useSession();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   const next = safeNext(params.get('next'));
+  const signIn = useMutation({
+    mutationFn: () => api.POST('/api/v1/auth/login', { body: { email, password } }),
+    onSuccess: (answer) => {
+      setSession({ token: answer.token, expiresAt: answer.expires_at, user: answer.user });
+      navigate(next, { replace: true });
+    },
+  });
 
   if (session) return <Navigate to={next} replace />;
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await api.POST('/api/v1/auth/login', { body: { email, password } });
-      setSession({ token: answer.token, expiresAt: answer.expires_at, user: answer.user });
-      navigate(next, { replace: true });
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    signIn.mutate();
   }
 
   return (
     <div className="centered">
       <form className="card narrow" onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in</h1>
-        {params.get('next') && !error && <p className="muted">Your session has ended. Sign in to continue.</p>}
-        {error !== null && <ErrorBanner message={errorMessage(error)} />}
+        {params.get('next') && !signIn.error && <p className="muted">Your session has ended. Sign in to continue.</p>}
+        {signIn.error && <ErrorBanner error={signIn.error} />}
         <Field label="Email">
           <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
         </Field>
         <Field label="Password">
           <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
         </Field>
-        <button type="submit" className="button" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button type="submit" className="button" disabled={signIn.isPending}>{signIn.isPending ? 'Signing in…' : 'Sign in'}</button>
       </form>
     </div>
   );
