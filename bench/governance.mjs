@@ -33,7 +33,7 @@ const median = (values) => percentile(values, 0.5);
 /** The limits, measured with the store opened directly before the service starts (the embedded store allows one opener). */
 async function limits(seed, rows) {
   const { sql } = await import('kysely');
-  const { openStore } = await import('../dist/db/store.js');
+  const { openStore } = await import('../dist/platform/store/store.js');
   const { env, tenantId } = seed;
   const store = await openStore(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize: 2 } : { dataDir: env.DATA_DIR });
   try {

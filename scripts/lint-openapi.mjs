@@ -8,9 +8,9 @@ import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const { buildApp } = await import(join(root, 'dist/app.js'));
-const { loadConfig } = await import(join(root, 'dist/config.js'));
-const { openStore } = await import(join(root, 'dist/db/store.js'));
-const { systemClock } = await import(join(root, 'dist/lib/clock.js'));
+const { loadConfig } = await import(join(root, 'dist/config/config.js'));
+const { openStore } = await import(join(root, 'dist/platform/store/store.js'));
+const { systemClock } = await import(join(root, 'dist/kernel/clock.js'));
 
 const store = await openStore({});
 const deps = {

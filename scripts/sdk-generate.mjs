@@ -15,9 +15,9 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 async function openApiDocument() {
   const { buildApp } = await import(join(root, 'dist/app.js'));
-  const { loadConfig } = await import(join(root, 'dist/config.js'));
-  const { openStore } = await import(join(root, 'dist/db/store.js'));
-  const { systemClock } = await import(join(root, 'dist/lib/clock.js'));
+  const { loadConfig } = await import(join(root, 'dist/config/config.js'));
+  const { openStore } = await import(join(root, 'dist/platform/store/store.js'));
+  const { systemClock } = await import(join(root, 'dist/kernel/clock.js'));
   const store = await openStore({});
   try {
     const deps = { config: loadConfig({ LOG_LEVEL: 'silent' }), store, clock: systemClock, lifecycle: { migrated: false, shuttingDown: false } };

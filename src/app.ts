@@ -1,13 +1,16 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
-import type { Deps } from './deps.js';
-import { authenticate } from './plugins/authenticate.js';
-import { registerErrorHandling } from './plugins/errors.js';
-import { registerOpenApi } from './plugins/openapi.js';
-import { registerConsole } from './plugins/console.js';
-import { registerReferencePage } from './plugins/reference-page.js';
-import { registerValidation } from './plugins/validation.js';
+import type { Deps } from './platform/deps.js';
+import { buildServices, type Services } from './services.js';
+import { COMPONENT_SCHEMAS } from './edge/openapi/components.js';
+import { freshSample } from './edge/event-catalog/event-samples.js';
+import { authenticate } from './modules/auth/authenticate.js';
+import { registerErrorHandling } from './edge/errors.js';
+import { registerOpenApi } from './edge/openapi/openapi.js';
+import { registerConsole } from './edge/console.js';
+import { registerReferencePage } from './edge/openapi/reference-page.js';
+import { registerValidation } from './platform/http/validation.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -15,7 +18,7 @@ import { probeRoutes, versionRoutes } from './modules/system/system.routes.js';
 import { exportsRoutes } from './modules/exports/exports.routes.js';
 import { erasureRoutes } from './modules/erasure/erasure.routes.js';
 import { tenantRoutes } from './modules/tenants/tenants.routes.js';
-import { eventsRoutes } from './modules/events/events.routes.js';
+import { eventsRoutes } from './edge/event-catalog/event-types.routes.js';
 import { countRequests, metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { alertsRoutes } from './modules/alerts/alerts.routes.js';
 import { interactionsRoutes } from './modules/interactions/interactions.routes.js';
@@ -28,10 +31,13 @@ export interface AppOptions {
   logLevel?: string;
   /** The built console to serve at `/` (default: dist/console); without one, `/` redirects to the reference. */
   consoleDir?: string;
+  /** The per-app services (default: built for this app by `buildServices`). */
+  services?: Services;
 }
 
 /** Builds the HTTP application. It never listens: main.ts (or a test) decides that. */
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const services = options.services ?? buildServices(deps);
   const app = Fastify({
     logger: {
       level: options.logLevel ?? deps.config.logLevel,
@@ -51,12 +57,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
   countRequests(app);
   app.removeContentTypeParser('text/plain');
-  registerValidation(app);
+  registerValidation(app, COMPONENT_SCHEMAS);
   registerErrorHandling(app, deps.store);
   await registerOpenApi(app);
   const consoleServed = await registerConsole(app, options.consoleDir);
   await registerReferencePage(app, { documentUrl: '/api/v1/openapi.json', redirectHome: !consoleServed });
-  await app.register(authenticate, { deps });
+  await app.register(authenticate, { credentials: services.credentials, limiter: services.rateLimiter });
 
   await app.register(probeRoutes, { deps });
   await app.register(metricsRoutes, { deps });
@@ -67,11 +73,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await api.register(apiKeysRoutes, { deps });
       await api.register(auditRoutes, { deps });
       await api.register(usersRoutes, { deps });
-      await api.register(interactionsRoutes, { deps });
+      await api.register(interactionsRoutes, { deps, ingest: services.ingest, credentials: services.credentials });
       await api.register(policiesRoutes, { deps });
       await api.register(alertsRoutes, { deps });
       await api.register(statsRoutes, { deps });
-      await api.register(webhooksRoutes, { deps });
+      await api.register(webhooksRoutes, { deps, sampleEvent: freshSample });
       await api.register(eventsRoutes, { deps });
       await api.register(tenantRoutes, { deps });
       await api.register(erasureRoutes, { deps });

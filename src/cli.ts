@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { ConfigError, loadConfig } from './config.js';
-import { connectStore } from './db/connect.js';
-import type { Store } from './db/store.js';
-import { MigrationRefusedError, migrate } from './db/migrate.js';
-import { AppError } from './lib/errors.js';
-import { StartupError } from './lib/startup-error.js';
+import { ConfigError, loadConfig } from './config/config.js';
+import { connectStore } from './platform/store/connect.js';
+import type { Store } from './platform/store/store.js';
+import { MigrationRefusedError, migrate } from './platform/store/migrate.js';
+import { AppError } from './kernel/errors.js';
+import { StartupError } from './kernel/startup-error.js';
 import { createTenant } from './modules/tenants/tenants.service.js';
-import { SERVICE_VERSION } from './version.js';
+import { SERVICE_VERSION } from './kernel/version.js';
 
 // The API and its workers are imported when a command needs them: help and wrong arguments
 // answer in a fraction of the time that loading them takes (~1 s).

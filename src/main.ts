@@ -1,15 +1,16 @@
 import closeWithGrace from 'close-with-grace';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
-import type { Deps } from './deps.js';
-import { connectStore } from './db/connect.js';
-import { migrate } from './db/migrate.js';
-import type { Store } from './db/store.js';
-import { StartupError } from './lib/startup-error.js';
-import { systemClock } from './lib/clock.js';
+import { buildServices } from './services.js';
+import type { Config } from './config/config.js';
+import type { Deps } from './platform/deps.js';
+import { connectStore } from './platform/store/connect.js';
+import { migrate } from './platform/store/migrate.js';
+import type { Store } from './platform/store/store.js';
+import { StartupError } from './kernel/startup-error.js';
+import { systemClock } from './kernel/clock.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './modules/tenants/bootstrap.js';
-import { SERVICE_VERSION } from './version.js';
+import { SERVICE_VERSION } from './kernel/version.js';
 import { createWorkers } from './workers.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;
@@ -23,7 +24,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   const { app, workers } = await closingStoreOnFailure(store, async () => {
     const bootstrap = await bootstrapIfEmpty(store, config, deps.clock.now());
     if (bootstrap) announceBootstrap(bootstrap, config, logger);
-    const built = await buildApp(deps);
+    const built = await buildApp(deps, { services: buildServices(deps) });
     const started = { app: built, workers: config.serveWorkers ? createWorkers(deps, logger) : [] };
     await built.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
       await built.close();

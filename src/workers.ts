@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Deps } from './deps.js';
+import type { Deps } from './platform/deps.js';
 import { MailWorker } from './modules/mail/mail.worker.js';
 import { logMailer, smtpMailer } from './modules/mail/mailer.js';
 import { DeliveryWorker } from './modules/delivery/delivery.worker.js';
-import { RetentionWorker } from './modules/delivery/retention.js';
+import { RetentionWorker } from './modules/delivery/history-purge.js';
 import { CountsCompactionWorker } from './modules/counts/compaction.js';
 import { DataRetentionWorker } from './modules/retention/data-retention.js';
 

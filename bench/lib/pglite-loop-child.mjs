@@ -4,9 +4,9 @@
 // one transaction at a time, for <seconds>; prints `{ tps, transactions, p50, p99, rssAfterOpenMiB, cpuPercent }` as JSON
 // (cpuPercent: the loop's own CPU while measured, in % of one core).
 import { sql } from 'kysely';
-import { migrate } from '../../dist/db/migrate.js';
-import { openStore } from '../../dist/db/store.js';
-import { prefixedId, uuidv7 } from '../../dist/lib/ids.js';
+import { migrate } from '../../dist/platform/store/migrate.js';
+import { openStore } from '../../dist/platform/store/store.js';
+import { prefixedId, uuidv7 } from '../../dist/kernel/ids.js';
 import { WEBHOOK_ID, storedInteraction } from './ingest-rows.mjs';
 import { percentile } from './report.mjs';
 

@@ -130,7 +130,7 @@ export async function seed(store, { rows, otherRows, log, validated = false }) {
  * one made by others is seeded again.
  */
 async function migrationFingerprints() {
-  const folder = new URL('../../dist/db/migrations/', import.meta.url);
+  const folder = new URL('../../dist/platform/store/migrations/', import.meta.url);
   const files = readdirSync(folder).filter((name) => /^\d{4}_.*\.js$/.test(name)).sort();
   return files.map((name) => `${name}:${createHash('sha256').update(readFileSync(new URL(name, folder))).digest('hex').slice(0, 12)}`);
 }
@@ -146,7 +146,7 @@ function seededByPrefixOf(storedMigrations, current) {
 }
 
 async function openStore(env) {
-  const { openStore: open } = await import('../../dist/db/store.js');
+  const { openStore: open } = await import('../../dist/platform/store/store.js');
   return open(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize: 2 } : { dataDir: env.DATA_DIR });
 }
 

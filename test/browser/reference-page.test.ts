@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOME_PAGE } from '../../src/plugins/reference-page.js';
+import { HOME_PAGE } from '../../src/edge/openapi/reference-page.js';
 import { chromiumFound, launchChromium } from '../helpers/browser.js';
 import { ServiceProcess, freePort, tempDir } from '../helpers/process.js';
 

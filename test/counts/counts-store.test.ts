@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/db/migrate.js';
-import { migrations } from '../../src/db/migrations/index.js';
+import { migrate } from '../../src/platform/store/migrate.js';
+import { migrations } from '../../src/platform/store/migrations/index.js';
 import { RISK_THRESHOLDS, riskBucketOf } from '../../src/modules/counts/buckets.js';
 import { openAlertsBySeverity } from '../../src/modules/counts/alert-sums.js';
 import { compactAlertCounts, compactCounts } from '../../src/modules/counts/compaction.js';
-import type { DateRange } from '../../src/modules/interactions/dates.js';
+import type { DateRange } from '../../src/kernel/dates.js';
 import { countInteractions } from '../../src/modules/interactions/interactions.totals.js';
-import { uuidv7 } from '../../src/lib/ids.js';
+import { uuidv7 } from '../../src/kernel/ids.js';
 import { createTestStore, STORES, type TestStore } from '../helpers/stores.js';
 
 describe.each(STORES)('interaction counts in the store [%s]', (kind) => {

@@ -3,10 +3,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/db/store.js';
+import { openStore, type Store } from '../../src/platform/store/store.js';
 import { tempDir } from '../helpers/process.js';
 
-const STORE_JS = join(import.meta.dirname, '../../dist/db/store.js');
+const STORE_JS = join(import.meta.dirname, '../../dist/platform/store/store.js');
 
 async function setting(store: Store, name: string): Promise<string> {
   const result = await sql.raw<Record<string, string>>(`show ${name}`).execute(store.db);

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emit, type EventEnvelope } from '../../src/modules/events/outbox.js';
-import { lockSubscriptionChanges } from '../../src/modules/delivery/subscriptions.js';
+import { emit, type EventEnvelope } from '../../src/platform/outbox/outbox.js';
+import { lockSubscriptionChanges } from '../../src/platform/outbox/subscriptions.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';
 import { interactionBody } from '../helpers/interactions-fixtures.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeDeliveryHistory } from '../../src/modules/delivery/retention.js';
+import { purgeDeliveryHistory } from '../../src/modules/delivery/history-purge.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';
 import { STORES } from '../helpers/stores.js';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { purgeDeliveryHistory, RetentionWorker } from '../../src/modules/delivery/retention.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { purgeDeliveryHistory, RetentionWorker } from '../../src/modules/delivery/history-purge.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';
 import { ServiceProcess, tempDir } from '../helpers/process.js';

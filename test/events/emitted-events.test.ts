@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../src/modules/events/catalog.js';
+import { EVENT_TYPES } from '../../src/platform/outbox/event-types.js';
 import { type CatalogItem, catalogValidators } from '../helpers/events-fixtures.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';

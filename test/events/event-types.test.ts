@@ -2,7 +2,7 @@ import { validate } from '@scalar/openapi-parser';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../src/modules/events/catalog.js';
+import { EVENT_TYPES } from '../../src/platform/outbox/event-types.js';
 import { type CatalogItem, catalogValidators, shapeOf } from '../helpers/events-fixtures.js';
 import { Harness } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';

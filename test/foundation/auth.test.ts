@@ -47,7 +47,7 @@ describe.each(STORES)('authentication [%s]', (kind) => {
     const now = h.clock.now();
     for (const status of ['inactive', 'pending'] as const) {
       const email = `${status}-${Date.now()}@acme.test`;
-      const { hashPassword } = await import('../../src/lib/passwords.js');
+      const { hashPassword } = await import('../../src/kernel/passwords.js');
       await h.db.insertInto('users').values({
         tenant_id: t.tenantId, id: crypto.randomUUID(), email, display_name: null, role: 'viewer', status,
         password_hash: await hashPassword(TEST_PASSWORD), invited_by: null, invitation_expires_at: null,

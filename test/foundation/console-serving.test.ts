@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_CSP } from '../../src/plugins/console.js';
+import { CONSOLE_CSP } from '../../src/edge/console.js';
 import { Harness } from '../helpers/harness.js';
 
 /** How the service serves the built console; it touches no store, so the embedded one is enough. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prefixedId, uuidv7 } from '../../src/lib/ids.js';
+import { prefixedId, uuidv7 } from '../../src/kernel/ids.js';
 
 describe('uuidv7', () => {
   it('is a version 7, RFC 9562 variant UUID carrying its millisecond', () => {

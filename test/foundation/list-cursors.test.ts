@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prefixedId } from '../../src/lib/ids.js';
+import { prefixedId } from '../../src/kernel/ids.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { createPolicy, interactionBody } from '../helpers/interactions-fixtures.js';
 import { type ListQuery, walkList } from '../helpers/interactions-lists.js';

@@ -2,9 +2,9 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_STATUS } from '../../src/lib/errors.js';
-import { eventWebhooksSection } from '../../src/modules/events/event-webhooks.openapi.js';
-import { COMPONENT_SCHEMAS } from '../../src/plugins/components.js';
+import { ERROR_STATUS } from '../../src/kernel/errors.js';
+import { eventWebhooksSection } from '../../src/edge/event-catalog/event-webhooks.openapi.js';
+import { COMPONENT_SCHEMAS } from '../../src/edge/openapi/components.js';
 import { Harness } from '../helpers/harness.js';
 import { STORES } from '../helpers/stores.js';
 

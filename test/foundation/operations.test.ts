@@ -1,10 +1,10 @@
 import { validate } from '@scalar/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { migrate } from '../../src/db/migrate.js';
-import { openStore } from '../../src/db/store.js';
-import { systemClock } from '../../src/lib/clock.js';
+import { loadConfig } from '../../src/config/config.js';
+import { migrate } from '../../src/platform/store/migrate.js';
+import { openStore } from '../../src/platform/store/store.js';
+import { systemClock } from '../../src/kernel/clock.js';
 import { Harness } from '../helpers/harness.js';
 import { STORES, createPostgresDatabase, createTestStore } from '../helpers/stores.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
@@ -80,7 +80,7 @@ describe.each(STORES)('operations [%s]', (kind) => {
   });
 
   it('emit() queues the event envelope with its transaction, and nothing when it rolls back', async () => {
-    const { emit } = await import('../../src/modules/events/outbox.js');
+    const { emit } = await import('../../src/platform/outbox/outbox.js');
     const t = await h.tenant();
     const now = h.clock.now();
     const committed = await h.db.transaction().execute((tx) => emit(tx, t.tenantId, 'user.deleted', { id: 'u1' }, now));
@@ -106,7 +106,7 @@ describe.runIf(STORES.includes('postgres'))('PostgreSQL specifics [postgres]', (
     try {
       const results = await Promise.all(stores.map((store) => migrate(store.db)));
       const applied = results.flatMap((r) => r.applied);
-      const { migrations } = await import('../../src/db/migrations/index.js');
+      const { migrations } = await import('../../src/platform/store/migrations/index.js');
       expect(applied.sort()).toEqual(Object.keys(migrations).sort());
       const rows = await stores[0]!.db.selectFrom('schema_migrations' as never).selectAll().execute();
       expect(rows).toHaveLength(Object.keys(migrations).length);

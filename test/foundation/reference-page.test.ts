@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { HOME_PAGE } from '../../src/plugins/reference-page.js';
+import { HOME_PAGE } from '../../src/edge/openapi/reference-page.js';
 import { Harness } from '../helpers/harness.js';
 import { tempDir } from '../helpers/process.js';
 import { STORES } from '../helpers/stores.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matches } from '../../src/modules/policies/policies.evaluate.js';
-import type { PolicyConditions } from '../../src/modules/interactions/interactions.tables.js';
+import type { PolicyConditions } from '../../src/kernel/tables/interactions.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { classification, createPolicy, interactionBody } from '../helpers/interactions-fixtures.js';
 import { STORES } from '../helpers/stores.js';

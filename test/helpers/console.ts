@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { expect } from 'vitest';
-import type { StoreKind } from '../../src/db/store.js';
+import type { StoreKind } from '../../src/platform/store/store.js';
 import { Harness, TEST_PASSWORD, type HarnessOptions } from './harness.js';
 import { listen } from './listening.js';
 import { tempDir } from './process.js';

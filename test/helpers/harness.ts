@@ -1,16 +1,16 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import type { Deps } from '../../src/deps.js';
-import { migrate } from '../../src/db/migrate.js';
-import type { StoreKind } from '../../src/db/store.js';
-import { AdjustableClock } from '../../src/lib/clock.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import type { Deps } from '../../src/platform/deps.js';
+import { migrate } from '../../src/platform/store/migrate.js';
+import type { StoreKind } from '../../src/platform/store/store.js';
+import { AdjustableClock } from '../../src/kernel/clock.js';
 import { createTenant } from '../../src/modules/tenants/tenants.service.js';
 import { createWorkers, type BackgroundWorker, type WorkerOptions } from '../../src/workers.js';
-import { EVENT_TYPES } from '../../src/modules/events/catalog.js';
-import { uuidv7 } from '../../src/lib/ids.js';
-import { hashPassword } from '../../src/lib/passwords.js';
+import { EVENT_TYPES } from '../../src/platform/outbox/event-types.js';
+import { uuidv7 } from '../../src/kernel/ids.js';
+import { hashPassword } from '../../src/kernel/passwords.js';
 import { createTestStore, type TestStore } from './stores.js';
 
 export const TEST_PASSWORD = 'Correct-Horse-42';

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import type { Deps } from '../../src/deps.js';
-import { openStore } from '../../src/db/store.js';
+import type { Deps } from '../../src/platform/deps.js';
+import { openStore } from '../../src/platform/store/store.js';
 import type { CallOptions, Harness } from './harness.js';
 
 export interface Replica {

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
-import type { Database } from '../../src/db/types.js';
+import type { Database } from '../../src/kernel/tables/database.js';
 
 /**
  * The plan of a statement with sequential scans off: what the planner itself chooses once a

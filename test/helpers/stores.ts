@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openStore, type Store, type StoreKind } from '../../src/db/store.js';
+import { openStore, type Store, type StoreKind } from '../../src/platform/store/store.js';
 
 /** The stores every storage test runs on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export const STORES: StoreKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];

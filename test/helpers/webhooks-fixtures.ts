@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import type { EventType } from '../../src/modules/events/catalog.js';
-import { emit } from '../../src/modules/events/outbox.js';
+import type { EventType } from '../../src/platform/outbox/event-types.js';
+import { emit } from '../../src/platform/outbox/outbox.js';
 import type { Harness, TestTenant } from './harness.js';
 import type { ReceivedRequest, TestCertificates } from './https-receiver.js';
 

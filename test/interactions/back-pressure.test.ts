@@ -3,10 +3,10 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import type { Deps } from '../../src/deps.js';
-import { openStore, type Store } from '../../src/db/store.js';
-import { ingestPipelineOf } from '../../src/modules/interactions/ingest.pipeline.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { Deps } from '../../src/platform/deps.js';
+import { openStore, type Store } from '../../src/platform/store/store.js';
+import { buildServices, type Services } from '../../src/services.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { interactionBody } from '../helpers/interactions-fixtures.js';
 
@@ -20,6 +20,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('back-pressure on a saturated st
   let store: Store;
   let app: FastifyInstance;
   let deps: Deps;
+  let services: Services;
   let t: TestTenant;
   let blocker: pg.Client;
   beforeAll(async () => {
@@ -31,7 +32,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('back-pressure on a saturated st
     };
     store = await openStore({ databaseUrl: h.databaseUrl, poolSize: 2, poolTimeoutMs: WAIT_MS });
     deps = { ...h.deps, config: loadConfig(env), store, lifecycle: { migrated: true, shuttingDown: false } };
-    app = await buildApp(deps);
+    services = buildServices(deps);
+    app = await buildApp(deps, { services });
     await app.ready();
     blocker = new pg.Client({ connectionString: h.databaseUrl });
     await blocker.connect();
@@ -70,16 +72,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('back-pressure on a saturated st
     // The queue takes MAX_PENDING of them and refuses the others at once; the queued ones are
     // refused when their wait is over, still unwritten.
     const answers = Array.from({ length: MAX_PENDING + 3 }, () => create());
-    for (let i = 0; i < 100 && ingestPipelineOf(deps).pending.requests < MAX_PENDING; i += 1) {
+    for (let i = 0; i < 100 && services.ingest.pending.requests < MAX_PENDING; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    expect(ingestPipelineOf(deps).pending.requests).toBe(MAX_PENDING);
+    expect(services.ingest.pending.requests).toBe(MAX_PENDING);
     for (const answer of await Promise.all(answers)) {
       expect(answer.statusCode).toBe(503);
       expect(answer.json()).toMatchObject({ code: 'unavailable' });
       expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
     }
-    expect(ingestPipelineOf(deps).pending.requests).toBe(0);
+    expect(services.ingest.pending.requests).toBe(0);
 
     // With both connections busy, a request waits its bound for one, then is refused the same way.
     const busy = sql`select pg_sleep(${(WAIT_MS * 3) / 1000})`.execute(store.db);

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Compilable, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PageRequest } from '../../src/lib/pagination.js';
+import type { PageRequest } from '../../src/kernel/paging/pagination.js';
 import { type ListCriteria, openPage, pageQuery } from '../../src/modules/interactions/interactions.list.js';
 import { searchQuery } from '../../src/modules/interactions/interactions.repo.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { expect } from 'vitest';
-import type { Database } from '../../src/db/types.js';
+import type { Database } from '../../src/kernel/tables/database.js';
 import { floor } from '../../src/modules/counts/buckets.js';
 import type { Harness, TestTenant } from '../helpers/harness.js';
 import { classification, interactionBody } from '../helpers/interactions-fixtures.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uuidv7 } from '../../src/lib/ids.js';
+import { uuidv7 } from '../../src/kernel/ids.js';
 import { Harness } from '../helpers/harness.js';
 import { createPolicy, interactionBody } from '../helpers/interactions-fixtures.js';
 import { type Replica, startReplica } from '../helpers/interactions-replica.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type EvaluatedInteraction, type PolicyRule, evaluate } from '../../src/modules/policies/policies.evaluate.js';
-import type { PolicyConditions } from '../../src/modules/interactions/interactions.tables.js';
+import type { PolicyConditions } from '../../src/kernel/tables/interactions.js';
 
 const PLATFORMS = ['openai', 'claude', 'gemini'];
 const TYPES = ['EMAIL', 'PHONE', 'IBAN', 'SSN'];

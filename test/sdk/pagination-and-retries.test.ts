@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { ApiError, createGovernanceClient, type RetryEvent } from '../../sdk/src/index.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { randomHash } from '../helpers/interactions-fixtures.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uuidv7 } from '../../src/lib/ids.js';
+import { uuidv7 } from '../../src/kernel/ids.js';
 import { compactCounts } from '../../src/modules/counts/compaction.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { randomHash } from '../helpers/interactions-fixtures.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../src/lib/crypto.js';
+import { sha256Hex } from '../../src/kernel/crypto.js';
 import { Harness, TEST_PASSWORD } from '../helpers/harness.js';
 import { STORES } from '../helpers/stores.js';
 import {

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { emitMany } from '../../src/modules/events/outbox.js';
+import { emitMany } from '../../src/platform/outbox/outbox.js';
 import { Harness } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';
 import { ServiceProcess } from '../helpers/process.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { AppError } from '../../src/lib/errors.js';
+import { loadConfig } from '../../src/config/config.js';
+import { AppError } from '../../src/kernel/errors.js';
 import { blockedAddressReason } from '../../src/modules/delivery/target-guard.js';
 import { checkWebhookUrl } from '../../src/modules/webhooks/webhooks.validation.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';

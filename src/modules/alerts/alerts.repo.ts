@@ -1,9 +1,9 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Database } from '../../db/types.js';
-import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
-import type { PageRequest } from '../../lib/pagination.js';
-import type { AlertsTable } from '../interactions/interactions.tables.js';
-import type { DateRange } from '../interactions/dates.js';
+import type { Database } from '../../kernel/tables/database.js';
+import { type Keyset, KeysetPage, sortKey } from '../../kernel/paging/cursor.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
+import type { AlertsTable } from '../../kernel/tables/interactions.js';
+import type { DateRange } from '../../kernel/dates.js';
 import type { AlertListFilters } from './alerts.schemas.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
-import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { errorResponses, ref } from '../../lib/schemas.js';
+import type { Deps } from '../../platform/deps.js';
+import { setPageHeaders, toPage } from '../../kernel/paging/pagination.js';
+import { errorResponses, ref } from '../../kernel/schemas.js';
 import { AlertListQuery, AlertListSchema, AlertParams, AlertSchema } from './alerts.schemas.js';
 import { getAlert, listAlerts, resolveAlert } from './alerts.service.js';
 

@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
-import { NextCursor, PageQuery } from '../../lib/pagination.js';
-import { EXAMPLE_IDS } from '../../lib/examples.js';
-import { component, IsoDate, Nullable, ref, StringEnum, Uuid } from '../../lib/schemas.js';
-import { SEVERITIES } from '../policies/policies.schemas.js';
+import { NextCursor, PageQuery } from '../../kernel/paging/pagination.js';
+import { EXAMPLE_IDS } from '../../kernel/examples.js';
+import { component, IsoDate, Nullable, ref, StringEnum, Uuid } from '../../kernel/schemas.js';
+import { SEVERITIES } from '../../kernel/vocabulary.js';
 
 export const ALERT_STATUSES = ['open', 'resolved'] as const;
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
-import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { NoContent, ref } from '../../lib/schemas.js';
+import type { Deps } from '../../platform/deps.js';
+import { setPageHeaders, toPage } from '../../kernel/paging/pagination.js';
+import { NoContent, ref } from '../../kernel/schemas.js';
 import { ApiKeyList, ApiKeyListQuery, ApiKeyParams, CreateApiKeyBody, CreatedApiKeySchema } from './api-keys.schemas.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.js';
 

@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
-import { EXAMPLE_IDS } from '../../lib/examples.js';
-import { component, Nullable, ref, StringEnum } from '../../lib/schemas.js';
-import { SCOPES } from '../../lib/context.js';
-import { NextCursor, PageQuery } from '../../lib/pagination.js';
+import { EXAMPLE_IDS } from '../../kernel/examples.js';
+import { component, Nullable, ref, StringEnum } from '../../kernel/schemas.js';
+import { SCOPES } from '../../kernel/context.js';
+import { NextCursor, PageQuery } from '../../kernel/paging/pagination.js';
 
 export const ScopeSchema = StringEnum(SCOPES);
 

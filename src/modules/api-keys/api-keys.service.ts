@@ -1,14 +1,14 @@
 import type { Selectable } from 'kysely';
-import type { Deps } from '../../deps.js';
-import type { ApiKeysTable } from '../../db/types.js';
-import type { RequestContext, Scope } from '../../lib/context.js';
-import { randomSecret, sha256Hex } from '../../lib/crypto.js';
-import { notFound } from '../../lib/errors.js';
-import { prefixedId } from '../../lib/ids.js';
-import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
-import type { PageRequest } from '../../lib/pagination.js';
+import type { Deps } from '../../platform/deps.js';
+import type { ApiKeysTable } from '../../kernel/tables/database.js';
+import type { RequestContext, Scope } from '../../kernel/context.js';
+import { randomSecret, sha256Hex } from '../../kernel/crypto.js';
+import { notFound } from '../../kernel/errors.js';
+import { prefixedId } from '../../kernel/ids.js';
+import { type Keyset, KeysetPage, sortKey } from '../../kernel/paging/cursor.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import { API_KEY_PREFIX } from '../auth/credentials.js';
+import { API_KEY_PREFIX } from '../../platform/identity/tokens.js';
 import type { ApiKeyResponse } from './api-keys.schemas.js';
 
 export async function createApiKey(deps: Deps, ctx: RequestContext, input: { name: string; scopes: Scope[] }) {

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { AuditLogTable, Database } from '../../db/types.js';
-import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
-import type { PageRequest } from '../../lib/pagination.js';
-import { type DateRange, parseDateRange } from '../interactions/dates.js';
+import type { AuditLogTable, Database } from '../../kernel/tables/database.js';
+import { type Keyset, KeysetPage, sortKey } from '../../kernel/paging/cursor.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
+import { type DateRange, parseDateRange } from '../../kernel/dates.js';
 
 export interface AuditFilters {
   action?: string | undefined;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
-import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { ref } from '../../lib/schemas.js';
+import type { Deps } from '../../platform/deps.js';
+import { setPageHeaders, toPage } from '../../kernel/paging/pagination.js';
+import { ref } from '../../kernel/schemas.js';
 import { listAudit } from './audit.repo.js';
 import { AuditLogSchema, AuditQuery } from './audit.schemas.js';
 

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
-import { EXAMPLE_IDS } from '../../lib/examples.js';
-import { NextCursor, PageQuery } from '../../lib/pagination.js';
-import { component, Nullable, ref } from '../../lib/schemas.js';
+import { EXAMPLE_IDS } from '../../kernel/examples.js';
+import { NextCursor, PageQuery } from '../../kernel/paging/pagination.js';
+import { component, Nullable, ref } from '../../kernel/schemas.js';
 
 /** The filters of the audit log, for its list and its export. */
 export const AuditFilterFields = {

@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../../db/types.js';
-import type { RequestContext } from '../../lib/context.js';
-import { uuidv7 } from '../../lib/ids.js';
-import { emit } from '../events/outbox.js';
+import type { Database } from '../../kernel/tables/database.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { uuidv7 } from '../../kernel/ids.js';
+import { emit } from '../../platform/outbox/outbox.js';
 import type { AuditEntryResponse } from './audit.schemas.js';
 
 export interface AuditEntry {

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
-import { errorResponses, NoContent, ref } from '../../lib/schemas.js';
-import { LoginBody, LoginResponse } from './auth.schemas.js';
+import type { Deps } from '../../platform/deps.js';
+import { errorResponses, NoContent, ref } from '../../kernel/schemas.js';
+import { LoginResponse } from '../users/users.schemas.js';
+import { LoginBody } from './auth.schemas.js';
 import { login, logout } from './auth.service.js';
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {

@@ -1,24 +1,17 @@
-import type { Deps } from '../../deps.js';
-import type { UserRow } from '../../db/types.js';
-import { type RequestContext, userContext } from '../../lib/context.js';
-import { AppError } from '../../lib/errors.js';
-import { verifyPassword } from '../../lib/passwords.js';
+import type { Deps } from '../../platform/deps.js';
+import type { UserRow } from '../../kernel/tables/database.js';
+import { type RequestContext, userContext } from '../../kernel/context.js';
+import { AppError } from '../../kernel/errors.js';
+import { verifyPassword } from '../../kernel/passwords.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import { toUserResponse, type UserResponse } from '../users/users.schemas.js';
+import { type LoginResult, toUserResponse } from '../users/users.schemas.js';
 import { accountSubject, addressSubject, assertNotThrottled, clearAccountFailures, recordFailure } from './login-throttle.js';
-import { createSession, revokeSession } from './sessions.repo.js';
+import { createSession, revokeSession } from '../../platform/identity/sessions.js';
 
 export interface LoginInput {
   email: string;
   password: string;
   tenant_id?: string | undefined;
-}
-
-export interface LoginResult {
-  token: string;
-  token_type: 'Bearer';
-  expires_at: string;
-  user: UserResponse;
 }
 
 const BAD_LOGIN = 'Invalid email or password';

@@ -1,7 +1,8 @@
-import { type Deps, onePerApp } from '../../deps.js';
-import { tenantVersionsOf } from '../../db/tenant-versions.js';
-import { sha256Hex } from '../../lib/crypto.js';
-import { API_KEY_PREFIX, type Credential, type LoadedCredential, loadCredential, touchApiKey } from './credentials.js';
+import type { Deps } from '../../platform/deps.js';
+import type { TenantVersionsLoader } from '../../platform/store/tenant-versions.js';
+import { sha256Hex } from '../../kernel/crypto.js';
+import { API_KEY_PREFIX } from '../../platform/identity/tokens.js';
+import { type Credential, type LoadedCredential, loadCredential, touchApiKey } from './credentials.js';
 
 const MAX_ENTRIES = 10_000;
 /** `last_used_at` of an API key is written at most this often, not on every request. */
@@ -24,7 +25,7 @@ export class CredentialChangedError extends Error {
 
 /**
  * Bearer secrets (by hash) already resolved by this process. A hit costs the tenant's counters
- * (`tenantVersionsOf`, one query shared by concurrent requests) instead of the credential's join:
+ * (`tenantVersionsLoader`, one query shared by concurrent requests) instead of the credential's join:
  * any change to a user, session or API key of the tenant bumps them (triggers of migration 0006),
  * so a role change, a disable or a revocation made on any replica applies to the next request.
  * Unknown secrets are never cached: they cannot fill the memory.
@@ -32,7 +33,7 @@ export class CredentialChangedError extends Error {
 export class CredentialCache {
   private readonly entries = new Map<string, LoadedCredential>();
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Deps, private readonly tenantVersions: TenantVersionsLoader) {}
 
   /**
    * The credential of `secret`, or null. With `deferCheck`, a cached one is returned unchecked
@@ -45,7 +46,7 @@ export class CredentialCache {
     let checked = true;
     if (entry?.expiresAt && entry.expiresAt <= now) entry = undefined;
     if (entry && deferCheck) checked = false;
-    else if (entry && (await tenantVersionsOf(this.deps).load(entry.credential.tenantId)).credentials !== entry.version) {
+    else if (entry && (await this.tenantVersions.load(entry.credential.tenantId)).credentials !== entry.version) {
       entry = undefined;
     }
     if (!entry) {
@@ -74,4 +75,3 @@ export class CredentialCache {
   }
 }
 
-export const credentialCacheOf = onePerApp((deps: Deps) => new CredentialCache(deps));

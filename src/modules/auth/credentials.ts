@@ -1,9 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Database, Role } from '../../db/types.js';
-import type { Actor, Scope } from '../../lib/context.js';
+import type { Database, Role } from '../../kernel/tables/database.js';
+import type { Actor, Scope } from '../../kernel/context.js';
 
-export const SESSION_TOKEN_PREFIX = 'ugt_';
-export const API_KEY_PREFIX = 'ugk_';
 
 export interface Credential {
   tenantId: string;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/types.js';
-import { AppError } from '../../lib/errors.js';
+import type { Database } from '../../kernel/tables/database.js';
+import { AppError } from '../../kernel/errors.js';
 
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 /** One client address may fail this many times more than one account before it is throttled. */

@@ -1,7 +1,7 @@
 import { type Compilable, type Kysely, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
-import type { Severity } from '../interactions/interactions.tables.js';
-import type { DateRange } from '../interactions/dates.js';
+import type { Database } from '../../kernel/tables/database.js';
+import type { Severity } from '../../kernel/tables/interactions.js';
+import type { DateRange } from '../../kernel/dates.js';
 import { splitTime } from './buckets.js';
 
 /**

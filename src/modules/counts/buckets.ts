@@ -1,3 +1,5 @@
+import type { Granularity } from '../../kernel/tables/counts.js';
+
 /**
  * How a filter splits into whole aggregate buckets, counted from interaction_counts, and the
  * partial edges, counted row by row (docs/interaction-counts.md). Pure functions: the SQL
@@ -44,7 +46,6 @@ export function splitRisk(min: number | undefined, max: number | undefined): Ris
   return { whole, partial };
 }
 
-export type Granularity = 'hour' | 'day' | 'month';
 const COARSEST_FIRST: Granularity[] = ['month', 'day', 'hour'];
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -1,9 +1,9 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../../db/types.js';
-import type { Deps } from '../../deps.js';
-import { Poller } from '../../lib/poller.js';
-import { logFailure } from '../../db/store-outages.js';
+import type { Database } from '../../kernel/tables/database.js';
+import type { Deps } from '../../platform/deps.js';
+import { Poller } from '../../platform/poller.js';
+import { logFailure } from '../../platform/store/store-outages.js';
 
 /** Deltas moved per transaction: bounds its locks and its memory. */
 export const COMPACTION_BATCH = 20_000;

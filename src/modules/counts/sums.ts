@@ -1,5 +1,5 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../kernel/tables/database.js';
 import type { RiskSplit, TimeSplit } from './buckets.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
-import type { Config } from '../../config.js';
-import type { Database } from '../../db/types.js';
-import { systemContext } from '../../lib/context.js';
+import type { Config } from '../../config/config.js';
+import type { Database } from '../../kernel/tables/database.js';
+import { systemContext } from '../../kernel/context.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { queueMail } from '../mail/mail.queue.js';
 import { dropQueuedJobs } from './queue.js';

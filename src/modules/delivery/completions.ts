@@ -1,9 +1,9 @@
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../platform/deps.js';
 import { disableWebhook } from './auto-disable.js';
 import { recordAttempts } from './history.js';
 import { finishJobs, jobKey, rescheduleJobs, type ClaimedJob } from './queue.js';
 import type { AttemptOutcome } from './sender.js';
-import { lockSubscriptionChanges } from './subscriptions.js';
+import { lockSubscriptionChanges } from '../../platform/outbox/subscriptions.js';
 
 /** An attempt made, waiting to be recorded. */
 export interface Completion {

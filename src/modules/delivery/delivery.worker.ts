@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Deps } from '../../deps.js';
-import { prefixedId } from '../../lib/ids.js';
-import { Poller } from '../../lib/poller.js';
-import { JOBS_CHANNEL } from './fan-out.js';
+import type { Deps } from '../../platform/deps.js';
+import { prefixedId } from '../../kernel/ids.js';
+import { Poller } from '../../platform/poller.js';
+import { JOBS_CHANNEL } from '../../platform/outbox/fan-out.js';
 import { claimJobs, jobKey, releaseLeases, renewLeases, type ClaimedJob, type Lane } from './queue.js';
 import { LaneLimits } from './lanes.js';
 import { OutcomeRecorder } from './recorder.js';
 import { type AttemptOutcome, Sender } from './sender.js';
 import { deliveryHeaders } from './signing.js';
-import { logFailure } from '../../db/store-outages.js';
-import { serviceMetrics } from '../metrics/metrics.js';
+import { logFailure } from '../../platform/store/store-outages.js';
+import { serviceMetrics } from '../../platform/metrics/metrics.js';
 
 export interface DeliveryWorkerOptions {
   /** How often to look for due work when nothing woke the worker (ms). */

@@ -1,5 +1,5 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../kernel/tables/database.js';
 import type { AttemptOutcome } from './sender.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, type Transaction, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
-import type { WebhookJobsTable } from './delivery.tables.js';
-import { wakeWorkers } from './fan-out.js';
+import type { Database } from '../../kernel/tables/database.js';
+import type { WebhookJobsTable } from '../../kernel/tables/delivery.js';
+import { wakeWorkers } from '../../platform/outbox/fan-out.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../platform/deps.js';
 import { recordCompletions, type AttemptResult, type Completion } from './completions.js';
-import { logFailure } from '../../db/store-outages.js';
+import { logFailure } from '../../platform/store/store-outages.js';
 
 /** Outcomes recorded in one transaction at most, and how long one waits for others to join it. */
 const FLUSH_MAX = 500;

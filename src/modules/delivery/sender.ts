@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, request } from 'undici';
-import { type Config, ConfigError } from '../../config.js';
+import { type Config, ConfigError } from '../../config/config.js';
 import { BlockedTargetError, blockedAddressReason, guardedLookup } from './target-guard.js';
 
 /** What one attempt gave: `status_code` 0 when no HTTP answer came. */

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { hmacSha256Hex } from '../../lib/crypto.js';
+import { hmacSha256Hex } from '../../kernel/crypto.js';
 
 const SECRET_PREFIX = 'whsec_';
 

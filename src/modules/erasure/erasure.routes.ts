@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
-import { ref } from '../../lib/schemas.js';
+import type { Deps } from '../../platform/deps.js';
+import { ref } from '../../kernel/schemas.js';
 import { ErasureParams, ErasureReceiptSchema, EraseParams } from './erasure.schemas.js';
 import { eraseUserInteractions, getErasureReceipt } from './erasure.service.js';
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { EXAMPLE_IDS } from '../../lib/examples.js';
-import { component } from '../../lib/schemas.js';
+import { EXAMPLE_IDS } from '../../kernel/examples.js';
+import { component } from '../../kernel/schemas.js';
 
 export const EraseParams = Type.Object({ user_id: Type.String({ format: 'uuid', description: 'The user id the interactions carry' }) });
 export const ErasureParams = Type.Object({ erasure_id: Type.String({ maxLength: 100 }) });

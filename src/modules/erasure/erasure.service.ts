@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
-import type { Deps } from '../../deps.js';
-import type { RequestContext } from '../../lib/context.js';
-import { AppError, notFound } from '../../lib/errors.js';
-import { isUuid, uuidv7 } from '../../lib/ids.js';
-import { deleteInBatches } from '../../lib/batches.js';
+import type { Deps } from '../../platform/deps.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { AppError, notFound } from '../../kernel/errors.js';
+import { isUuid, uuidv7 } from '../../kernel/ids.js';
+import { deleteInBatches } from '../../kernel/batches.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { deleteInteractionsBatch } from '../interactions/interactions.purge.js';
 

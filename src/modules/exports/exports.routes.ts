@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
-import { StringEnum } from '../../lib/schemas.js';
+import type { Deps } from '../../platform/deps.js';
+import { StringEnum } from '../../kernel/schemas.js';
 import { AuditFilterFields } from '../audit/audit.schemas.js';
 import { ListInteractionsQuery } from '../interactions/interactions.schemas.js';
 import { CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from './export-format.js';

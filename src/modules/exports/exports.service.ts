@@ -1,10 +1,9 @@
 import type { Readable } from 'node:stream';
-import type { Deps } from '../../deps.js';
-import type { RequestContext } from '../../lib/context.js';
-import { KeysetPage } from '../../lib/cursor.js';
-import { type AuditFilters, filteredAudit, NEWEST_FIRST, toAuditEntry } from '../audit/audit.repo.js';
+import type { Deps } from '../../platform/deps.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { type AuditEntry, type AuditFilters, auditExportPage } from '../audit/audit.service.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import { parseDateRange } from '../interactions/dates.js';
+import { parseDateRange } from '../../kernel/dates.js';
 import { openPage, pageQuery } from '../interactions/interactions.list.js';
 import { toInteractionResponse } from '../interactions/interactions.mapper.js';
 import type { InteractionResponse, ListInteractionsFilters } from '../interactions/interactions.schemas.js';
@@ -54,8 +53,7 @@ export async function exportInteractions(
   return { fileName: exportFileName('interactions', format, now), body: exportStream(format, records, INTERACTION_COLUMNS) };
 }
 
-type AuditEntryRecord = ReturnType<typeof toAuditEntry>;
-const AUDIT_COLUMNS: CsvColumn<AuditEntryRecord>[] = [
+const AUDIT_COLUMNS: CsvColumn<AuditEntry>[] = [
   { header: 'id', cell: (e) => e.id },
   { header: 'occurred_at', cell: (e) => e.occurred_at },
   { header: 'actor_type', cell: (e) => e.actor_type },
@@ -71,15 +69,11 @@ const AUDIT_COLUMNS: CsvColumn<AuditEntryRecord>[] = [
 
 /** The audit entries the filters select, newest first, as CSV or NDJSON; audited like any export. */
 export async function exportAuditLog(deps: Deps, ctx: RequestContext, format: ExportFormat, filters: AuditFilters): Promise<Export> {
-  const range = parseDateRange(filters);
+  parseDateRange(filters); // a bad range is refused before anything is written
   const db = deps.store.db;
   // The export's own entry is written first, so that it is part of the file.
   const now = deps.clock.now();
   await writeAudit(db, ctx, { action: 'audit_log.exported', targetType: 'audit_log', details: { format, filters } }, now);
-  const records = await walkKeyset(async (request) => {
-    const paging = KeysetPage.open(request, NEWEST_FIRST, { list: 'audit-log-export' });
-    const { rows, page } = paging.close(await paging.apply(filteredAudit(db, ctx.tenantId, filters, range).selectAll()).execute());
-    return { rows: rows.map(toAuditEntry), nextCursor: page.nextCursor };
-  });
+  const records = await walkKeyset((request) => auditExportPage(db, ctx.tenantId, filters, request));
   return { fileName: exportFileName('audit-log', format, now), body: exportStream(format, records, AUDIT_COLUMNS) };
 }

@@ -1,4 +1,4 @@
-import type { PageRequest } from '../../lib/pagination.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
 
 /** Rows fetched per query while walking a list for an export. */
 export const EXPORT_PAGE_ROWS = 1000;

@@ -1,8 +1,8 @@
 import { type ExpressionBuilder, type Kysely, type Transaction, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
-import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
-import type { PageRequest } from '../../lib/pagination.js';
-import type { DateRange } from './dates.js';
+import type { Database } from '../../kernel/tables/database.js';
+import { type Keyset, KeysetPage, sortKey } from '../../kernel/paging/cursor.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
+import type { DateRange } from '../../kernel/dates.js';
 import type { InteractionSort, ListInteractionsFilters } from './interactions.schemas.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { InteractionsTable } from './interactions.tables.js';
+import type { InteractionsTable } from '../../kernel/tables/interactions.js';
 import type { InteractionResponse } from './interactions.schemas.js';
 
 export function toInteractionResponse(row: Selectable<InteractionsTable>): InteractionResponse {

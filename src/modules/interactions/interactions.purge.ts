@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../kernel/tables/database.js';
 
 /**
  * Deletes up to `limit` interactions of a tenant that `condition` selects (oldest first when

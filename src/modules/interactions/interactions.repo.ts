@@ -1,10 +1,10 @@
 import { type Insertable, type Kysely, type Transaction, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
-import type { DateRange } from './dates.js';
+import type { Database } from '../../kernel/tables/database.js';
+import type { DateRange } from '../../kernel/dates.js';
 import type { InteractionResponse } from './interactions.schemas.js';
-import type { AlertsTable } from './interactions.tables.js';
-import { type FanOutRows, fanOutInserts } from '../delivery/fan-out.js';
-import { jsonOf } from '../../lib/json-once.js';
+import type { AlertsTable } from '../../kernel/tables/interactions.js';
+import { type FanOutRows, fanOutInserts } from '../../platform/outbox/fan-out.js';
+import { jsonOf } from '../../kernel/json-once.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

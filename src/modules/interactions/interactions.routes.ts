@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
-import type { Access } from '../../lib/context.js';
-import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { withCredentialRecheck } from '../../plugins/authenticate.js';
-import { bodyValidatedAs, bodyValidatedByHandler } from '../../plugins/validation.js';
-import { errorResponses, NoContent, ref } from '../../lib/schemas.js';
-import type { CreateResponse } from './idempotency.js';
+import type { Deps } from '../../platform/deps.js';
+import type { CredentialCache } from '../auth/credential-cache.js';
+import type { IngestPipeline } from './ingest/pipeline.js';
+import type { Access } from '../../kernel/context.js';
+import { setPageHeaders, toPage } from '../../kernel/paging/pagination.js';
+import { withCredentialRecheck } from '../auth/authenticate.js';
+import { bodyValidatedAs, bodyValidatedByHandler } from '../../platform/http/validation.js';
+import { errorResponses, NoContent, ref } from '../../kernel/schemas.js';
+import type { CreateResponse } from './ingest/idempotency.js';
 import {
   BatchBodySchema, BatchBodyValidated, BatchResultSchema, InteractionInputSchema, InteractionListSchema, InteractionParams,
   InteractionSchema, ListInteractionsQuery, SearchQuery, SearchResultSchema,
@@ -31,11 +33,18 @@ function sendCreated(reply: FastifyReply, result: CreateResponse) {
   return reply.code(result.status).send(result.body);
 }
 
-export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+/** The per-app services the create routes use: the ingest queue, and the credentials a write may check again. */
+export interface InteractionsRoutesOptions {
+  deps: Deps;
+  ingest: IngestPipeline;
+  credentials: CredentialCache;
+}
+
+export const interactionsRoutes: FastifyPluginAsyncTypebox<InteractionsRoutesOptions> = async (app, { deps, ingest, credentials }) => {
   app.post('/interactions', {
     config: { access: WRITERS, credentialCheckedInTransaction: true },
     // parseInteraction validates the body (the same schema, then the rules a schema cannot say): once is enough.
-    validatorCompiler: bodyValidatedByHandler,
+    validatorCompiler: bodyValidatedByHandler(app),
     schema: {
       tags: ['interactions'],
       operationId: 'createInteraction',
@@ -45,13 +54,13 @@ export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
       body: ref(InteractionInputSchema),
       response: { 201: ref(InteractionSchema), ...errorResponses(409) },
     },
-  }, async (request, reply) => sendCreated(reply, await withCredentialRecheck(deps, request,
-    (ctx) => createInteraction(deps, ctx, request.body, request.headers['idempotency-key']))));
+  }, async (request, reply) => sendCreated(reply, await withCredentialRecheck(credentials, request,
+    (ctx) => createInteraction(deps, ingest, ctx, request.body, request.headers['idempotency-key']))));
 
   app.post('/interactions/batch', {
     config: { access: WRITERS, credentialCheckedInTransaction: true },
     // The handler checks each item and skips the invalid ones: only the array itself is refused up front.
-    validatorCompiler: bodyValidatedAs(BatchBodyValidated),
+    validatorCompiler: bodyValidatedAs(app, BatchBodyValidated),
     schema: {
       tags: ['interactions'],
       operationId: 'createInteractionsBatch',
@@ -61,8 +70,8 @@ export const interactionsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
       body: ref(BatchBodySchema),
       response: { 200: ref(BatchResultSchema), ...errorResponses(409) },
     },
-  }, async (request, reply) => sendCreated(reply, await withCredentialRecheck(deps, request,
-    (ctx) => createBatch(deps, ctx, request.body, request.headers['idempotency-key']))));
+  }, async (request, reply) => sendCreated(reply, await withCredentialRecheck(credentials, request,
+    (ctx) => createBatch(deps, ingest, ctx, request.body, request.headers['idempotency-key']))));
 
   app.get('/interactions', {
     config: { access: READERS },

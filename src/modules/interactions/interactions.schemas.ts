@@ -1,28 +1,10 @@
 import { type Static, Type } from 'typebox';
-import { MAX_PAGE_SIZE, NextCursor, PageQuery } from '../../lib/pagination.js';
-import { component, IsoDate, Nullable, ref, StringEnum, Uuid } from '../../lib/schemas.js';
-import { EXAMPLE_IDS } from '../../lib/examples.js';
-
-export const INTERACTION_TYPES = ['prompt', 'completion', 'tool_call', 'embedding'] as const;
-export const DIRECTIONS = ['outbound', 'inbound'] as const;
-export const SOURCES = ['browser_extension', 'proxy', 'endpoint_agent', 'api'] as const;
-export const POLICY_ACTIONS = ['block', 'coach', 'log'] as const;
-
-/** Size caps of one interaction (docs/interactions.md, "Limits"). */
-export const LIMITS = {
-  classifications: 1000,
-  classificationTypeLength: 100,
-  classificationValueLength: 1000,
-  contentMetadataBytes: 64 * 1024,
-  contentMetadataDepth: 32,
-  platformIdInputLength: 200,
-  batchItems: 500,
-} as const;
-
-export const PLATFORM_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,99}$/;
-export const CONTENT_HASH_PATTERN = '^[0-9a-fA-F]{64}$';
-/** Strings that PostgreSQL can store in text and jsonb: no NUL character, no lone surrogate. */
-export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\p{Cs}]*$';
+import { MAX_PAGE_SIZE, NextCursor, PageQuery } from '../../kernel/paging/pagination.js';
+import { component, IsoDate, Nullable, ref, StringEnum, Uuid } from '../../kernel/schemas.js';
+import { EXAMPLE_IDS } from '../../kernel/examples.js';
+import {
+  CONTENT_HASH_PATTERN, DIRECTIONS, INTERACTION_TYPES, LIMITS, POLICY_ACTIONS, SOURCES, STORABLE_TEXT_PATTERN,
+} from '../../kernel/vocabulary.js';
 
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 

@@ -1,29 +1,30 @@
-import type { Deps } from '../../deps.js';
-import type { RequestContext } from '../../lib/context.js';
-import { AppError, notFound, validationError } from '../../lib/errors.js';
-import { isUuid } from '../../lib/ids.js';
-import type { PageRequest } from '../../lib/pagination.js';
+import type { Deps } from '../../platform/deps.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { AppError, notFound, validationError } from '../../kernel/errors.js';
+import { isUuid } from '../../kernel/ids.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import { parseDateRange } from './dates.js';
-import { type CreateResponse, findReplay, fingerprintOf, type IdempotentRequest } from './idempotency.js';
-import { type IngestRequest, submitIngest } from './ingest.pipeline.js';
+import { parseDateRange } from '../../kernel/dates.js';
+import { type CreateResponse, findReplay, fingerprintOf, type IdempotentRequest } from './ingest/idempotency.js';
+import type { IngestPipeline, IngestRequest } from './ingest/pipeline.js';
 import { toInteractionResponse } from './interactions.mapper.js';
 import { deleteInteractionRow, findInteraction, searchQuery } from './interactions.repo.js';
 import { type ListCriteria, openPage, pageQuery } from './interactions.list.js';
 import { countInteractions } from './interactions.totals.js';
-import { type ListInteractionsFilters, PLATFORM_ID_PATTERN, type SearchFilters } from './interactions.schemas.js';
+import { PLATFORM_ID_PATTERN } from '../../kernel/vocabulary.js';
+import type { ListInteractionsFilters, SearchFilters } from './interactions.schemas.js';
 import { parseInteraction } from './interactions.validation.js';
 
 /** A single create: 201 with the stored interaction, or 400 with what is wrong (nothing stored). */
 export async function createInteraction(
-  deps: Deps, ctx: RequestContext, body: unknown, idempotencyKey: string | undefined,
+  deps: Deps, ingest: IngestPipeline, ctx: RequestContext, body: unknown, idempotencyKey: string | undefined,
 ): Promise<CreateResponse> {
   const parsed = parseInteraction(body);
   if (!parsed.ok) {
     const [first] = parsed.details;
     throw new AppError('validation_error', `Invalid request: ${first!.path} ${first!.message}`, { details: parsed.details });
   }
-  return ingestOrReplay(deps, {
+  return ingestOrReplay(deps, ingest, {
     tenantId: ctx.tenantId,
     inputs: [parsed.value],
     respond: ([interaction]) => ({ status: 201, body: interaction }),
@@ -34,10 +35,10 @@ export async function createInteraction(
 
 /** A batch: invalid items are skipped silently; the valid ones are stored as single creates would be. */
 export async function createBatch(
-  deps: Deps, ctx: RequestContext, items: readonly unknown[], idempotencyKey: string | undefined,
+  deps: Deps, ingest: IngestPipeline, ctx: RequestContext, items: readonly unknown[], idempotencyKey: string | undefined,
 ): Promise<CreateResponse> {
   const parsed = items.map(parseInteraction);
-  return ingestOrReplay(deps, {
+  return ingestOrReplay(deps, ingest, {
     tenantId: ctx.tenantId,
     inputs: parsed.flatMap((result) => (result.ok ? [result.value] : [])),
     respond: (stored) => ({ status: 200, body: { received: items.length, stored: stored.length } }),
@@ -53,12 +54,12 @@ function keyed(ctx: RequestContext, key: string | undefined, fingerprint: () => 
 }
 
 /** A create whose key is live replays at once, storing nothing; every other one joins the next group commit. */
-async function ingestOrReplay(deps: Deps, request: IngestRequest): Promise<CreateResponse> {
+async function ingestOrReplay(deps: Deps, ingest: IngestPipeline, request: IngestRequest): Promise<CreateResponse> {
   if (request.idempotency) {
     const replayed = await findReplay(deps.store.db, request.idempotency, deps.clock.now());
     if (replayed) return replayed;
   }
-  return submitIngest(deps, request);
+  return ingest.submit(request);
 }
 
 /** A list's filters, normalised and checked (the list and the export share them). */

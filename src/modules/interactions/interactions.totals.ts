@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { Database } from '../../kernel/tables/database.js';
 import { type RiskSlice, splitRisk, splitTime } from '../counts/buckets.js';
 import { bucketSum } from '../counts/sums.js';
 import { filteredInteractions, type ListCriteria } from './interactions.list.js';

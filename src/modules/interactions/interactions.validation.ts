@@ -1,10 +1,9 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { ErrorDetail } from '../../lib/errors.js';
-import type { Classification, Direction, InteractionType, Source } from './interactions.tables.js';
-import {
-  ClassificationSchema, type InteractionInput, InteractionInputSchema, LIMITS, PLATFORM_ID_PATTERN,
-} from './interactions.schemas.js';
+import type { ErrorDetail } from '../../kernel/errors.js';
+import type { Classification, Direction, InteractionType, Source } from '../../kernel/tables/interactions.js';
+import { LIMITS, PLATFORM_ID_PATTERN } from '../../kernel/vocabulary.js';
+import { ClassificationSchema, type InteractionInput, InteractionInputSchema } from './interactions.schemas.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

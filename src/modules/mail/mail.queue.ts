@@ -1,6 +1,6 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
-import { uuidv7 } from '../../lib/ids.js';
+import type { Database } from '../../kernel/tables/database.js';
+import { uuidv7 } from '../../kernel/ids.js';
 import type { MailMessage } from './mailer.js';
 
 export const MAIL_CHANNEL = 'mail_outbox';

@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { Store } from '../../db/store.js';
-import type { Clock } from '../../lib/clock.js';
-import { Poller } from '../../lib/poller.js';
+import type { Store } from '../../platform/store/store.js';
+import type { Clock } from '../../kernel/clock.js';
+import { Poller } from '../../platform/poller.js';
 import { MAIL_CHANNEL } from './mail.queue.js';
 import type { Mailer } from './mailer.js';
-import { logFailure } from '../../db/store-outages.js';
-import { serviceMetrics } from '../metrics/metrics.js';
+import { logFailure } from '../../platform/store/store-outages.js';
+import { serviceMetrics } from '../../platform/metrics/metrics.js';
 
 const LEASE_MS = 60_000;
 const MAX_ATTEMPTS = 8;

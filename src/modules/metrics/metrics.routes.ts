@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
-import { constantTimeEqual } from '../../lib/crypto.js';
-import { AppError } from '../../lib/errors.js';
-import { errorResponses } from '../../lib/schemas.js';
-import { metricsRegistryOf, serviceMetrics } from './metrics.js';
+import type { Deps } from '../../platform/deps.js';
+import { constantTimeEqual } from '../../kernel/crypto.js';
+import { AppError } from '../../kernel/errors.js';
+import { errorResponses } from '../../kernel/schemas.js';
+import { metricsRegistry, serviceMetrics } from '../../platform/metrics/metrics.js';
 
 /** Counts every answered request by its route template (never its URL: ids stay out of labels). */
 export function countRequests(app: FastifyInstance): void {
@@ -19,7 +19,7 @@ export function countRequests(app: FastifyInstance): void {
 
 /** `GET /metrics`: Prometheus text exposition, behind `METRICS_TOKEN` when it is set. */
 export const metricsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
-  const registry = metricsRegistryOf(deps);
+  const registry = metricsRegistry(deps);
   app.get('/metrics', {
     config: { access: { public: true } },
     logLevel: 'warn',

@@ -1,7 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import { onePerApp } from '../../deps.js';
-import type { TenantVersions } from '../../db/tenant-versions.js';
-import type { Database } from '../../db/types.js';
+import type { TenantVersions } from '../../platform/store/tenant-versions.js';
+import type { Database } from '../../kernel/tables/database.js';
 import type { PolicyRule } from './policies.evaluate.js';
 import { loadEnabledPolicies } from './policies.repo.js';
 
@@ -42,4 +41,3 @@ export class PolicyCache {
   }
 }
 
-export const policyCacheFor = onePerApp(() => new PolicyCache());

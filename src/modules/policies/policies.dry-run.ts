@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { Deps } from '../../deps.js';
-import type { RequestContext } from '../../lib/context.js';
-import { parseDateRange } from '../interactions/dates.js';
-import type { PolicyAction, PolicyConditions } from '../interactions/interactions.tables.js';
+import type { Deps } from '../../platform/deps.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { parseDateRange } from '../../kernel/dates.js';
+import type { PolicyAction, PolicyConditions } from '../../kernel/tables/interactions.js';
 import type { CreatePolicyInput } from './policies.schemas.js';
 import { normaliseConditions } from './policies.service.js';
 

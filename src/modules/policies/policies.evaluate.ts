@@ -1,6 +1,6 @@
 import type {
   Direction, InteractionType, PolicyAction, PolicyConditions, PolicyDecision, Severity, Source,
-} from '../interactions/interactions.tables.js';
+} from '../../kernel/tables/interactions.js';
 
 /** What evaluation needs of a policy. */
 export interface PolicyRule {

@@ -1,8 +1,8 @@
 import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
-import type { Database } from '../../db/types.js';
-import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
-import type { PageRequest } from '../../lib/pagination.js';
-import type { PoliciesTable } from '../interactions/interactions.tables.js';
+import type { Database } from '../../kernel/tables/database.js';
+import { type Keyset, KeysetPage, sortKey } from '../../kernel/paging/cursor.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
+import type { PoliciesTable } from '../../kernel/tables/interactions.js';
 import type { PolicyListFilters } from './policies.schemas.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

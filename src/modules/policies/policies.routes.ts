@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
-import type { Access } from '../../lib/context.js';
-import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { NoContent, ref } from '../../lib/schemas.js';
+import type { Deps } from '../../platform/deps.js';
+import type { Access } from '../../kernel/context.js';
+import { setPageHeaders, toPage } from '../../kernel/paging/pagination.js';
+import { NoContent, ref } from '../../kernel/schemas.js';
 import { dryRunPolicy } from './policies.dry-run.js';
 import {
   CreatePolicyBody, DryRunQuery, DryRunSchema, PolicyListQuery, PolicyListSchema, PolicyParams, PolicySchema, UpdatePolicyBody,

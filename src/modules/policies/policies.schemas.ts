@@ -1,12 +1,10 @@
 import { type Static, Type } from 'typebox';
-import { NextCursor, PageQuery } from '../../lib/pagination.js';
-import { EXAMPLE_IDS } from '../../lib/examples.js';
-import { component, IsoDate, ref, StringEnum, Uuid } from '../../lib/schemas.js';
+import { NextCursor, PageQuery } from '../../kernel/paging/pagination.js';
+import { EXAMPLE_IDS } from '../../kernel/examples.js';
+import { component, IsoDate, ref, StringEnum, Uuid } from '../../kernel/schemas.js';
 import {
-  DIRECTIONS, INTERACTION_TYPES, LIMITS, POLICY_ACTIONS, SOURCES, STORABLE_TEXT_PATTERN,
-} from '../interactions/interactions.schemas.js';
-
-export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+  DIRECTIONS, INTERACTION_TYPES, LIMITS, POLICY_ACTIONS, SEVERITIES, SOURCES, STORABLE_TEXT_PATTERN,
+} from '../../kernel/vocabulary.js';
 export const CONDITION_KEYS = [
   'platform_ids', 'classification_types', 'min_risk_score', 'directions', 'sources', 'interaction_types', 'validated_only',
 ] as const;

@@ -1,16 +1,16 @@
 import type { Transaction, Updateable } from 'kysely';
-import type { Database } from '../../db/types.js';
-import type { Deps } from '../../deps.js';
-import type { RequestContext } from '../../lib/context.js';
-import { type ErrorDetail, AppError, notFound } from '../../lib/errors.js';
-import { isUuid, uuidv7 } from '../../lib/ids.js';
-import type { PageRequest } from '../../lib/pagination.js';
+import type { Database } from '../../kernel/tables/database.js';
+import type { Deps } from '../../platform/deps.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { type ErrorDetail, AppError, notFound } from '../../kernel/errors.js';
+import { isUuid, uuidv7 } from '../../kernel/ids.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import type { EmitInput } from '../events/outbox.js';
-import { emitMany } from '../events/outbox.js';
-import { canonicalJson } from '../interactions/canonical-json.js';
-import { PLATFORM_ID_PATTERN } from '../interactions/interactions.schemas.js';
-import type { PoliciesTable, PolicyConditions } from '../interactions/interactions.tables.js';
+import type { EmitInput } from '../../platform/outbox/outbox.js';
+import { emitMany } from '../../platform/outbox/outbox.js';
+import { canonicalJson } from '../../kernel/canonical-json.js';
+import { PLATFORM_ID_PATTERN } from '../../kernel/vocabulary.js';
+import type { PoliciesTable, PolicyConditions } from '../../kernel/tables/interactions.js';
 import {
   type PolicyRow, deletePolicyRow, findPolicy, findPolicyForUpdate, insertPolicy, listPolicyRows,
   updatePolicyRow,

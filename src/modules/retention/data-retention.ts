@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Deps } from '../../deps.js';
-import { logFailure } from '../../db/store-outages.js';
-import type { Database } from '../../db/types.js';
-import { systemContext } from '../../lib/context.js';
-import { deleteInBatches } from '../../lib/batches.js';
-import { Poller } from '../../lib/poller.js';
+import type { Deps } from '../../platform/deps.js';
+import { logFailure } from '../../platform/store/store-outages.js';
+import type { Database } from '../../kernel/tables/database.js';
+import { systemContext } from '../../kernel/context.js';
+import { deleteInBatches } from '../../kernel/batches.js';
+import { Poller } from '../../platform/poller.js';
 import { deleteInteractionsBatch } from '../interactions/interactions.purge.js';
 import { writeAudit } from '../audit/audit.writer.js';
 

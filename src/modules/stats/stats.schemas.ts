@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { component, IsoDate, Nullable, StringEnum } from '../../lib/schemas.js';
+import { component, IsoDate, Nullable, StringEnum } from '../../kernel/schemas.js';
 
 export const INTERVALS = ['hour', 'day'] as const;
 export type Interval = (typeof INTERVALS)[number];

@@ -1,8 +1,8 @@
 import { type Compilable, type Kysely, type Transaction, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
-import { AppError } from '../../lib/errors.js';
+import type { Database } from '../../kernel/tables/database.js';
+import { AppError } from '../../kernel/errors.js';
 import { type BucketRange, floor, splitTime } from '../counts/buckets.js';
-import type { DateRange } from '../interactions/dates.js';
+import type { DateRange } from '../../kernel/dates.js';
 import type { Interval, StatsResponse } from './stats.schemas.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

@@ -1,12 +1,12 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
-import type { Deps } from '../../deps.js';
-import type { RequestContext } from '../../lib/context.js';
+import type { Database } from '../../kernel/tables/database.js';
+import type { Deps } from '../../platform/deps.js';
+import type { RequestContext } from '../../kernel/context.js';
 import { openAlertsBySeverity } from '../counts/alert-sums.js';
 import { riskBucketOf, splitTime } from '../counts/buckets.js';
 import { bucketRows } from '../counts/sums.js';
-import { type DateRange, parseDateRange } from '../interactions/dates.js';
-import type { Severity, Source } from '../interactions/interactions.tables.js';
+import { type DateRange, parseDateRange } from '../../kernel/dates.js';
+import type { Severity, Source } from '../../kernel/tables/interactions.js';
 import type { StatsFilters, StatsResponse } from './stats.schemas.js';
 import { countSeries, seriesRange } from './stats.series.js';
 import { TOP_USERS_MAX_HIGH_RISK, TOP_USERS_RISK, topUsers } from './stats.top-users.js';

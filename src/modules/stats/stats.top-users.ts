@@ -1,6 +1,6 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
-import type { Database } from '../../db/types.js';
-import type { DateRange } from '../interactions/dates.js';
+import type { Database } from '../../kernel/tables/database.js';
+import type { DateRange } from '../../kernel/dates.js';
 import type { StatsResponse } from './stats.schemas.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

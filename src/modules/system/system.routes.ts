@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
-import { ref } from '../../lib/schemas.js';
-import { SERVICE_VERSION } from '../../version.js';
+import type { Deps } from '../../platform/deps.js';
+import { ref } from '../../kernel/schemas.js';
+import { SERVICE_VERSION } from '../../kernel/version.js';
 import { ProbeSchema, VersionSchema } from './system.schemas.js';
 
 const Probe = ref(ProbeSchema);

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { component } from '../../lib/schemas.js';
+import { component } from '../../kernel/schemas.js';
 
 export const ProbeSchema = component('Probe', Type.Object({
   status: Type.String({ description: '`ok` (liveness), `ready` or `not ready` (readiness)' }),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Config } from '../../config.js';
-import type { Store } from '../../db/store.js';
+import type { Config } from '../../config/config.js';
+import type { Store } from '../../platform/store/store.js';
 import { createTenant, countTenants } from './tenants.service.js';
 
 const BOOTSTRAP_LOCK = 715517;

@@ -1,8 +1,8 @@
 import type { Updateable } from 'kysely';
-import type { Deps } from '../../deps.js';
-import type { TenantsTable } from '../../db/types.js';
-import type { RequestContext } from '../../lib/context.js';
-import { AppError } from '../../lib/errors.js';
+import type { Deps } from '../../platform/deps.js';
+import type { TenantsTable } from '../../kernel/tables/database.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { AppError } from '../../kernel/errors.js';
 import { writeAudit } from '../audit/audit.writer.js';
 
 export interface TenantSettings {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
-import { ref } from '../../lib/schemas.js';
+import type { Deps } from '../../platform/deps.js';
+import { ref } from '../../kernel/schemas.js';
 import { getTenantSettings, updateTenantSettings } from './tenant-settings.js';
 import { TenantSchema, UpdateTenantBody } from './tenants.schemas.js';
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { EXAMPLE_IDS } from '../../lib/examples.js';
-import { component } from '../../lib/schemas.js';
+import { EXAMPLE_IDS } from '../../kernel/examples.js';
+import { component } from '../../kernel/schemas.js';
 
 const RetentionDays = (minimum: number, what: string) => Type.Unsafe<number | null>({
   type: ['integer', 'null'], minimum, maximum: 36_500,

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/types.js';
-import { AppError } from '../../lib/errors.js';
-import { uuidv7 } from '../../lib/ids.js';
-import { hashPassword, isStrongPassword, PASSWORD_RULE } from '../../lib/passwords.js';
+import type { Database } from '../../kernel/tables/database.js';
+import { AppError } from '../../kernel/errors.js';
+import { uuidv7 } from '../../kernel/ids.js';
+import { hashPassword, isStrongPassword, PASSWORD_RULE } from '../../kernel/passwords.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import { systemContext } from '../../lib/context.js';
+import { systemContext } from '../../kernel/context.js';
 
 export interface NewTenant {
   name: string;

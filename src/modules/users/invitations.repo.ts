@@ -1,8 +1,8 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Database } from '../../db/types.js';
-import { randomSecret, sha256Hex } from '../../lib/crypto.js';
-import { uuidv7 } from '../../lib/ids.js';
-import type { InvitationsTable } from './users.tables.js';
+import type { Database } from '../../kernel/tables/database.js';
+import { randomSecret, sha256Hex } from '../../kernel/crypto.js';
+import { uuidv7 } from '../../kernel/ids.js';
+import type { InvitationsTable } from '../../kernel/tables/users.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

@@ -1,19 +1,18 @@
 import type { Transaction } from 'kysely';
-import type { Deps } from '../../deps.js';
-import type { Database, UserRow } from '../../db/types.js';
-import { type RequestContext, userContext } from '../../lib/context.js';
-import { AppError, notFound } from '../../lib/errors.js';
-import { uuidv7 } from '../../lib/ids.js';
-import { hashPassword } from '../../lib/passwords.js';
+import type { Deps } from '../../platform/deps.js';
+import type { Database, UserRow } from '../../kernel/tables/database.js';
+import { type RequestContext, userContext } from '../../kernel/context.js';
+import { AppError, notFound } from '../../kernel/errors.js';
+import { uuidv7 } from '../../kernel/ids.js';
+import { hashPassword } from '../../kernel/passwords.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import type { LoginResult } from '../auth/auth.service.js';
-import { createSession } from '../auth/sessions.repo.js';
-import { emit } from '../events/outbox.js';
+import { createSession } from '../../platform/identity/sessions.js';
+import { emit } from '../../platform/outbox/outbox.js';
 import { queueMail } from '../mail/mail.queue.js';
 import * as invitations from './invitations.repo.js';
 import { assertStrongPassword, assertUserId } from './users.guards.js';
 import * as repo from './users.repo.js';
-import { toUserResponse, type AcceptInviteInput, type InviteInput, type UserResponse } from './users.schemas.js';
+import { toUserResponse, type AcceptInviteInput, type InviteInput, type LoginResult, type UserResponse } from './users.schemas.js';
 
 const UNIQUE_VIOLATION = '23505';
 const emailTaken = () => new AppError('email_taken', 'A user with this email already exists in the organization');

@@ -1,11 +1,11 @@
 import type { Updateable } from 'kysely';
-import type { Deps } from '../../deps.js';
-import type { UsersTable } from '../../db/types.js';
-import type { RequestContext } from '../../lib/context.js';
-import { notFound } from '../../lib/errors.js';
-import { hashPassword } from '../../lib/passwords.js';
+import type { Deps } from '../../platform/deps.js';
+import type { UsersTable } from '../../kernel/tables/database.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { notFound } from '../../kernel/errors.js';
+import { hashPassword } from '../../kernel/passwords.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import { revokeUserSessions } from '../auth/sessions.repo.js';
+import { revokeUserSessions } from '../../platform/identity/sessions.js';
 import { assertStrongPassword, refuseFields } from './users.guards.js';
 import * as repo from './users.repo.js';
 import { toUserResponse, type UpdateMeInput, type UserResponse } from './users.schemas.js';

@@ -1,9 +1,9 @@
-import type { RequestContext } from '../../lib/context.js';
-import { AppError, notFound, validationError } from '../../lib/errors.js';
-import { isUuid } from '../../lib/ids.js';
-import { isStrongPassword, PASSWORD_RULE } from '../../lib/passwords.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { AppError, notFound, validationError } from '../../kernel/errors.js';
+import { isUuid } from '../../kernel/ids.js';
+import { isStrongPassword, PASSWORD_RULE } from '../../kernel/passwords.js';
 import type { LockedUsers } from './users.repo.js';
-import type { UserRow } from '../../db/types.js';
+import type { UserRow } from '../../kernel/tables/database.js';
 
 /** Malformed ids answer like unknown ones: 404, never 400 or 500. */
 export function assertUserId(userId: string): void {

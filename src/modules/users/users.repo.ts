@@ -1,7 +1,7 @@
 import { type Kysely, type Transaction, type Updateable, sql } from 'kysely';
-import type { Database, NewUser, UserRow, UsersTable } from '../../db/types.js';
-import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
-import type { PageRequest } from '../../lib/pagination.js';
+import type { Database, NewUser, UserRow, UsersTable } from '../../kernel/tables/database.js';
+import { type Keyset, KeysetPage, sortKey } from '../../kernel/paging/cursor.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
 import type { UserListFilters } from './users.schemas.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
-import type { Access } from '../../lib/context.js';
-import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { errorResponses, NoContent, ref } from '../../lib/schemas.js';
-import { LoginResponse } from '../auth/auth.schemas.js';
+import type { Deps } from '../../platform/deps.js';
+import type { Access } from '../../kernel/context.js';
+import { setPageHeaders, toPage } from '../../kernel/paging/pagination.js';
+import { errorResponses, NoContent, ref } from '../../kernel/schemas.js';
 import { acceptInvitation, inviteUser, resendInvitation } from './invitations.service.js';
 import { getMe, updateMe } from './me.service.js';
 import {
-  AcceptInviteBody, InviteBody, ResetPasswordBody, ResetPasswordResponse, StatusBody, UpdateMeBody, UpdateUserBody,
+  AcceptInviteBody, InviteBody, LoginResponse, ResetPasswordBody, ResetPasswordResponse, StatusBody, UpdateMeBody, UpdateUserBody,
   UserList, UserListQuery, UserParams, UserSchema,
 } from './users.schemas.js';
 import { deleteUser, getUser, listUsers, resetPassword, setUserStatus, updateUser } from './users.service.js';

@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
-import type { UserRow } from '../../db/types.js';
-import { NextCursor, PageQuery } from '../../lib/pagination.js';
-import { EXAMPLE_IDS } from '../../lib/examples.js';
-import { component, Nullable, ref, StringEnum } from '../../lib/schemas.js';
+import type { UserRow } from '../../kernel/tables/database.js';
+import { NextCursor, PageQuery } from '../../kernel/paging/pagination.js';
+import { EXAMPLE_IDS } from '../../kernel/examples.js';
+import { component, Nullable, ref, StringEnum } from '../../kernel/schemas.js';
 
 export const RoleSchema = StringEnum(['admin', 'viewer']);
 export const UserStatusSchema = StringEnum(['pending', 'active', 'inactive']);
@@ -114,3 +114,24 @@ export const AcceptInviteBody = component('InvitationAcceptance', Type.Object({
   example: { token: 'inv_Q2xpY2sgdGhlIGxpbmsgaW4gdGhlIGVtYWls', password: 'Correct-Horse-42-Battery', display_name: 'Jane Doe' },
 });
 export type AcceptInviteInput = Static<typeof AcceptInviteBody>;
+
+export const LoginResponse = component('Session', Type.Object({
+  token: Type.String({ description: 'Session token (prefix `ugt_`): send it as `Authorization: Bearer <token>`' }),
+  token_type: Type.Literal('Bearer'),
+  expires_at: Type.String({ format: 'date-time' }),
+  user: ref(UserSchema),
+}), {
+  description: 'A new session: its bearer token and the user it belongs to.',
+  example: {
+    token: 'ugt_3q2-7wAAAAC5Yk1tZ0xGc0p0bWJ2aVhDSkRqQ2c', token_type: 'Bearer', expires_at: '2026-03-03T08:59:12.000Z',
+    user: UserSchema.examples[0],
+  },
+});
+
+/** A new session as login and accepting an invitation return it. */
+export interface LoginResult {
+  token: string;
+  token_type: 'Bearer';
+  expires_at: string;
+  user: UserResponse;
+}

@@ -1,13 +1,13 @@
 import type { Updateable } from 'kysely';
-import type { Deps } from '../../deps.js';
-import type { UsersTable } from '../../db/types.js';
-import type { RequestContext } from '../../lib/context.js';
-import { AppError, notFound } from '../../lib/errors.js';
-import type { PageRequest } from '../../lib/pagination.js';
-import { hashPassword } from '../../lib/passwords.js';
+import type { Deps } from '../../platform/deps.js';
+import type { UsersTable } from '../../kernel/tables/database.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { AppError, notFound } from '../../kernel/errors.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
+import { hashPassword } from '../../kernel/passwords.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import { revokeUserSessions } from '../auth/sessions.repo.js';
-import { emit } from '../events/outbox.js';
+import { revokeUserSessions } from '../../platform/identity/sessions.js';
+import { emit } from '../../platform/outbox/outbox.js';
 import {
   assertNotLastAdmin, assertNotSelf, assertStrongPassword, assertUserId, refuseFields, requireTarget,
 } from './users.guards.js';

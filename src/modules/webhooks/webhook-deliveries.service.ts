@@ -1,16 +1,19 @@
-import type { Deps } from '../../deps.js';
-import type { RequestContext } from '../../lib/context.js';
-import { AppError, notFound } from '../../lib/errors.js';
-import { prefixedId } from '../../lib/ids.js';
-import type { PageRequest } from '../../lib/pagination.js';
+import type { Deps } from '../../platform/deps.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { AppError, notFound } from '../../kernel/errors.js';
+import { prefixedId } from '../../kernel/ids.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import type { EventType } from '../events/catalog.js';
-import { freshSeed, sampleEnvelope } from '../events/event-samples.js';
+import type { EventType } from '../../platform/outbox/event-types.js';
+import type { EventEnvelope } from '../../platform/outbox/outbox.js';
 import { recordAttempts } from '../delivery/history.js';
 import { requeueEvent } from '../delivery/queue.js';
 import type { Sender } from '../delivery/sender.js';
 import { deliveryHeaders } from '../delivery/signing.js';
 import { findDelivery, findWebhook, listDeliveries, lockStoredEvent, toDeliveryResponse } from './webhooks.repo.js';
+
+/** The catalog's sample event of a type, with fresh ids, for a tenant at a time: what a test send delivers. */
+export type SampleEvent = (eventType: EventType, tenantId: string, now: Date) => EventEnvelope;
 
 export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId: string, request: PageRequest) {
   const webhook = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
@@ -25,11 +28,13 @@ export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId
  * never retried and never counts toward disabling; an inactive webhook can be tested too (to
  * check a receiver before enabling it again).
  */
-export async function testWebhook(deps: Deps, sender: Sender, ctx: RequestContext, webhookId: string, eventType: EventType) {
+export async function testWebhook(
+  deps: Deps, sender: Sender, sampleEvent: SampleEvent, ctx: RequestContext, webhookId: string, eventType: EventType,
+) {
   const webhook = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
   if (!webhook) throw notFound('Webhook');
   const attemptedAt = deps.clock.now();
-  const envelope = sampleEnvelope(eventType, freshSeed(ctx.tenantId, attemptedAt));
+  const envelope = sampleEvent(eventType, ctx.tenantId, attemptedAt);
   const body = JSON.stringify(envelope);
   const deliveryId = prefixedId('dlv', attemptedAt.getTime());
   const headers = deliveryHeaders(webhook, { deliveryId, eventId: envelope.id, eventType, body, now: attemptedAt });

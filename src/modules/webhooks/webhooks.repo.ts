@@ -1,10 +1,10 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { dropQueuedJobs, queueDepths, type QueueDepth } from '../delivery/queue.js';
-import type { Database } from '../../db/types.js';
-import { type Keyset, KeysetPage, sortKey } from '../../lib/cursor.js';
-import type { PageRequest } from '../../lib/pagination.js';
+import type { Database } from '../../kernel/tables/database.js';
+import { type Keyset, KeysetPage, sortKey } from '../../kernel/paging/cursor.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
 import type { DeliveryRecordResponse, WebhookResponse } from './webhooks.schemas.js';
-import type { WebhookDeliveriesTable, WebhooksTable } from './webhooks.tables.js';
+import type { WebhookDeliveriesTable, WebhooksTable } from '../../kernel/tables/webhooks.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 export type WebhookRow = Selectable<WebhooksTable>;

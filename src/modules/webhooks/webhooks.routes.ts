@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
-import { setPageHeaders, toPage } from '../../lib/pagination.js';
-import { errorResponses, NoContent, ref } from '../../lib/schemas.js';
+import type { Deps } from '../../platform/deps.js';
+import { setPageHeaders, toPage } from '../../kernel/paging/pagination.js';
+import { errorResponses, NoContent, ref } from '../../kernel/schemas.js';
 import { Sender } from '../delivery/sender.js';
-import { deliveryHistory, redeliver, testWebhook } from './webhook-deliveries.service.js';
+import { deliveryHistory, redeliver, type SampleEvent, testWebhook } from './webhook-deliveries.service.js';
 import {
   CreatedWebhookSchema, CreateWebhookBody, DeliveriesQuery, DeliveryList, DeliveryParams, ListWebhooksQuery,
   RedeliveryAccepted, RotatedSecret, TestResult, TestWebhookBody, UpdateWebhookBody, WebhookList, WebhookParams,
@@ -12,7 +12,8 @@ import {
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateSigningSecret, updateWebhook } from './webhooks.service.js';
 
 /** Webhook configuration, tests and delivery history: admins only (routes without `access`). */
-export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+/** `sampleEvent` comes from the event catalog: a test send delivers the catalog's sample. */
+export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; sampleEvent: SampleEvent }> = async (app, { deps, sampleEvent }) => {
   const sender = new Sender(deps.config);
   app.addHook('onClose', () => sender.close());
   const tags = ['webhooks'];
@@ -90,7 +91,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
       body: ref(TestWebhookBody),
       response: { 200: ref(TestResult) },
     },
-  }, async (request) => testWebhook(deps, sender, request.ctx, request.params.webhook_id, request.body.event_type));
+  }, async (request) => testWebhook(deps, sender, sampleEvent, request.ctx, request.params.webhook_id, request.body.event_type));
 
   app.get('/webhooks/:webhook_id/deliveries', {
     schema: {

@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
-import { NextCursor, PageQuery } from '../../lib/pagination.js';
-import { EXAMPLE_IDS } from '../../lib/examples.js';
-import { component, Nullable, ref, StringEnum } from '../../lib/schemas.js';
-import { EVENT_TYPES } from '../events/catalog.js';
+import { NextCursor, PageQuery } from '../../kernel/paging/pagination.js';
+import { EXAMPLE_IDS } from '../../kernel/examples.js';
+import { component, Nullable, ref, StringEnum } from '../../kernel/schemas.js';
+import { EVENT_TYPES } from '../../platform/outbox/event-types.js';
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES);
 

@@ -1,18 +1,18 @@
 import type { Updateable } from 'kysely';
-import type { Deps } from '../../deps.js';
-import type { RequestContext } from '../../lib/context.js';
-import { notFound } from '../../lib/errors.js';
-import { prefixedId } from '../../lib/ids.js';
-import type { PageRequest } from '../../lib/pagination.js';
+import type { Deps } from '../../platform/deps.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { notFound } from '../../kernel/errors.js';
+import { prefixedId } from '../../kernel/ids.js';
+import type { PageRequest } from '../../kernel/paging/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { dropQueuedJobs } from '../delivery/queue.js';
 import { newSigningSecret } from '../delivery/signing.js';
-import { lockSubscriptionChanges } from '../delivery/subscriptions.js';
+import { lockSubscriptionChanges } from '../../platform/outbox/subscriptions.js';
 import {
   deleteWebhook as removeWebhook, findWebhook, listWebhooks as selectWebhooks, toWebhookResponse, withQueueDepths,
 } from './webhooks.repo.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhooks.schemas.js';
-import type { WebhooksTable } from './webhooks.tables.js';
+import type { WebhooksTable } from '../../kernel/tables/webhooks.js';
 import { checkAuthToken, checkCustomHeaders, checkWebhookUrl, uniqueEvents } from './webhooks.validation.js';
 
 /** How long the secret before a rotation keeps signing beside the new one. */

@@ -1,6 +1,6 @@
-import type { Config } from '../../config.js';
-import { validationError } from '../../lib/errors.js';
-import type { EventType } from '../events/catalog.js';
+import type { Config } from '../../config/config.js';
+import { validationError } from '../../kernel/errors.js';
+import type { EventType } from '../../platform/outbox/event-types.js';
 import { checkTargetHost } from '../delivery/target-guard.js';
 
 /**

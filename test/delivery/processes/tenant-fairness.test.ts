@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitMany } from '../../../src/modules/events/outbox.js';
+import { emitMany } from '../../../src/platform/outbox/outbox.js';
 import { Harness } from '../../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../../helpers/https-receiver.js';
 import { STORES } from '../../helpers/stores.js';

@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ADMIN_ONLY, type Access, type RequestContext } from '../../kernel/context.js';
+import { AppError } from '../../kernel/errors.js';
+import { type CredentialCache, CredentialChangedError } from './credential-cache.js';
+import type { RateLimiter } from './rate-limiter.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated caller; set on every route that is not public. */
+    ctx: RequestContext;
+  }
+  interface FastifyContextConfig {
+    access?: Access;
+    /**
+     * The route writes in a transaction that checks the tenant's credentials counter itself
+     * (interaction creates): a cached credential is then not checked again before it, which
+     * saves a query per request. A keyed create is checked at once: it may replay without writing.
+     */
+    credentialCheckedInTransaction?: boolean;
+    /** The route never reads nor writes the store, so it never answers 503 (the API document says so). */
+    storeFree?: boolean;
+  }
+}
+
+/**
+ * Authenticates every `/api/v1` route that is not public, then applies the one access guard:
+ * users pass on their role, API keys on their scopes. Unknown routes fall through to the 404.
+ */
+export const authenticate = fp(async (
+  app: FastifyInstance, { credentials, limiter }: { credentials: CredentialCache; limiter: RateLimiter },
+) => {
+  app.decorateRequest('ctx', null as unknown as RequestContext);
+
+  app.addHook('onRequest', async (request) => {
+    if (!request.routeOptions.url?.startsWith('/api/v1/')) return;
+    const access = request.routeOptions.config.access ?? ADMIN_ONLY;
+    if ('public' in access) return;
+    const deferCheck = request.routeOptions.config.credentialCheckedInTransaction === true &&
+      request.headers['idempotency-key'] === undefined;
+    request.ctx = await authenticated(credentials, request, access, { deferCheck, limiter });
+  });
+});
+
+/**
+ * Runs `write` with the caller's context; when its transaction found the caller's cached
+ * credential possibly changed, checks the credential now and runs `write` once more.
+ */
+export async function withCredentialRecheck<T>(
+  credentials: CredentialCache, request: FastifyRequest, write: (ctx: RequestContext) => Promise<T>) {
+  try {
+    return await write(request.ctx);
+  } catch (error) {
+    if (!(error instanceof CredentialChangedError)) throw error;
+    const access = request.routeOptions.config.access ?? ADMIN_ONLY;
+    if ('public' in access) throw error;
+    request.ctx = await authenticated(credentials, request, access, { deferCheck: false });
+    return write(request.ctx);
+  }
+}
+
+async function authenticated(
+  credentials: CredentialCache, request: FastifyRequest, access: Exclude<Access, { public: true }>,
+  options: { deferCheck: boolean; limiter?: RateLimiter },
+): Promise<RequestContext> {
+  const secret = bearerSecret(request);
+  const resolved = await credentials.resolve(secret, { deferCheck: options.deferCheck });
+  if (!resolved) throw new AppError('unauthorized', 'The bearer token is unknown, expired or revoked');
+  const { credential } = resolved;
+
+  const retryAfter = options.limiter?.hit(credential.actor.id ?? credential.tenantId, Date.now()) ?? 0;
+  if (retryAfter > 0) {
+    throw new AppError('rate_limited', 'Too many requests for this token; slow down', { retryAfterSeconds: retryAfter });
+  }
+  const ctx: RequestContext = { ...credential, requestId: request.id, ip: request.ip };
+  if (!resolved.checked) ctx.credentialsVersion = resolved.version;
+  if (!isAllowed(access, ctx)) throw new AppError('forbidden', 'Your role or API key scope does not allow this action');
+  return ctx;
+}
+
+function bearerSecret(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (!header) throw new AppError('unauthorized', 'Missing Authorization header (Bearer token)');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new AppError('unauthorized', 'Malformed Authorization header; expected "Bearer <token>"');
+  return match[1]!;
+}
+
+function isAllowed(access: { roles: readonly string[]; scopes?: readonly string[] }, ctx: RequestContext): boolean {
+  if (ctx.role) return access.roles.includes(ctx.role);
+  return (access.scopes ?? []).some((scope) => (ctx.scopes as readonly string[]).includes(scope));
+}

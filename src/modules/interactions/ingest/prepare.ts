@@ -1,0 +1,69 @@
+import type { Insertable } from 'kysely';
+import { uuidv7 } from '../../../kernel/ids.js';
+import { alertEvents, alertsFor, toAlertResponse } from '../../alerts/alerts.service.js';
+import { type EventEnvelope, toEnvelope } from '../../../platform/outbox/outbox.js';
+import { evaluate, type PolicyRule } from '../../policies/policies.evaluate.js';
+import { validateSignal } from '../../signals/signal-validation.js';
+import { toInteractionEventData } from '../interactions.mapper.js';
+import type { InteractionResponse } from '../interactions.schemas.js';
+import type { AlertsTable } from '../../../kernel/tables/interactions.js';
+import type { ValidInteraction } from '../interactions.validation.js';
+
+export const HIGH_RISK_THRESHOLD = 0.8;
+
+/** Each classification with `validated`: whether its value passed its type's check (false when there is none). */
+function withValidatedSignals(input: ValidInteraction): ValidInteraction {
+  if (input.classifications.length === 0) return input;
+  return {
+    ...input,
+    classifications: input.classifications.map((c) => ({ ...c, validated: validateSignal(c.type, c.value) === true })),
+  };
+}
+
+/** What storing some interactions of one tenant writes: rows, alerts and events, all built in memory. */
+export interface PreparedIngest {
+  interactions: InteractionResponse[];
+  alerts: Insertable<AlertsTable>[];
+  events: EventEnvelope[];
+}
+
+/**
+ * Judges validated interactions by the tenant's enabled policies, the same way for a single
+ * create and a batch: each gets its id and decisions, block and coach decisions raise alerts,
+ * and the events of both are built. When the tenant validates signals, each classification is
+ * checked first (policies may count only validated ones), and an interaction with any
+ * classification is `interaction.classified`. Nothing is written here (see `writeIngest`).
+ */
+export function prepareIngest(
+  tenantId: string, inputs: readonly ValidInteraction[], policies: readonly PolicyRule[], now: Date, validateSignals: boolean,
+): PreparedIngest {
+  const prepared: PreparedIngest = { interactions: [], alerts: [], events: [] };
+  const timestamp = now.toISOString();
+  for (const raw of inputs) {
+    const input = validateSignals ? withValidatedSignals(raw) : raw;
+    const interaction: InteractionResponse = {
+      id: uuidv7(now.getTime()),
+      tenant_id: tenantId,
+      timestamp,
+      ...input,
+      policy_decisions: evaluate(policies, input),
+    };
+    prepared.interactions.push(interaction);
+    const data = toInteractionEventData(interaction);
+    prepared.events.push(toEnvelope(tenantId, { eventType: 'interaction.created', data }, now));
+    if (interaction.policy_decisions.length > 0) {
+      prepared.events.push(toEnvelope(tenantId, { eventType: 'interaction.policy_violated', data }, now));
+    }
+    if (interaction.risk_score >= HIGH_RISK_THRESHOLD) {
+      prepared.events.push(toEnvelope(tenantId, { eventType: 'interaction.high_risk', data }, now));
+    }
+    if (validateSignals && interaction.classifications.length > 0) {
+      prepared.events.push(toEnvelope(tenantId, { eventType: 'interaction.classified', data }, now));
+    }
+    for (const alert of alertsFor(tenantId, interaction.id, interaction.policy_decisions, policies, now)) {
+      prepared.alerts.push(alert);
+      for (const event of alertEvents(toAlertResponse(alert))) prepared.events.push(toEnvelope(tenantId, event, now));
+    }
+  }
+  return prepared;
+}

@@ -1,0 +1,57 @@
+import type { Config } from '../../config/config.js';
+import { StartupError } from '../../kernel/startup-error.js';
+import { isStoreUnavailable } from './store-errors.js';
+import { openStore, type Store } from './store.js';
+
+interface WarnLogger {
+  warn(fields: object, message: string): void;
+}
+
+/**
+ * Opens the configured store and waits until it answers. PostgreSQL may still be starting (a
+ * compose file, a pod scheduled before its database): connection failures are retried until
+ * DATABASE_CONNECT_TIMEOUT_MS, then the start fails with one line. Other failures (a wrong
+ * password, a missing database) fail at once.
+ */
+export async function connectStore(config: Readonly<Config>, logger?: WarnLogger): Promise<Store> {
+  const store = await openStore({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir,
+    poolSize: config.databasePoolSize, poolTimeoutMs: config.databasePoolTimeoutMs,
+    embedded: { durableCommits: config.embeddedDurableCommits, sharedBuffersMb: config.embeddedSharedBuffersMb },
+  }).catch((error: unknown) => {
+    throw new StartupError(`cannot open the embedded store in ${config.dataDir}: ${reasonOf(error)}`);
+  });
+  if (store.kind === 'pglite') return store;
+
+  const target = describeDatabase(config.databaseUrl!);
+  const deadline = Date.now() + config.databaseConnectTimeoutMs;
+  for (let delayMs = 250, warned = false; ; delayMs = Math.min(delayMs * 2, 2000)) {
+    try {
+      await store.ping();
+      return store;
+    } catch (error) {
+      const retrying = isStoreUnavailable(error) && Date.now() + delayMs < deadline;
+      if (!retrying) {
+        await store.close().catch(() => {});
+        const gaveUp = isStoreUnavailable(error) ? ` (gave up after ${config.databaseConnectTimeoutMs} ms, DATABASE_CONNECT_TIMEOUT_MS)` : '';
+        throw new StartupError(`cannot reach the database ${target}: ${reasonOf(error)}${gaveUp}`);
+      }
+      if (!warned) logger?.warn({ database: target, reason: reasonOf(error) }, 'database not reachable yet; retrying');
+      warned = true;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}
+
+/** host:port/database, never the credentials. */
+function describeDatabase(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+}
+
+function reasonOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const text = typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+  return text || 'unknown error';
+}
