@@ -1,10 +1,10 @@
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { emitMany } from '../../src/platform/outbox/outbox.js';
-import { Harness } from '../helpers/harness.js';
-import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';
-import { ServiceProcess } from '../helpers/process.js';
-import { bodyOf, createWebhook, deliveryEnv, emitEvent, sleep, verifyGithubStyle } from '../helpers/webhooks-fixtures.js';
+import { emitMany } from '../../../src/platform/outbox/outbox.js';
+import { Harness } from '../../helpers/harness.js';
+import { createTestCertificates, HttpsReceiver } from '../../helpers/https-receiver.js';
+import { ServiceProcess } from '../../helpers/process.js';
+import { bodyOf, createWebhook, deliveryEnv, emitEvent, sleep, verifyGithubStyle } from '../../helpers/webhooks-fixtures.js';
 
 // Several processes on one database: only a PostgreSQL server allows that.
 describe.skipIf(!process.env.TEST_DATABASE_URL)('webhook worker processes [postgres]', () => {

@@ -238,7 +238,7 @@ describe.each(STORES)('OpenAPI document [%s]', (kind) => {
     }
     const text = JSON.stringify(document);
     const ajv = addFormats(new Ajv({ strict: false })).addSchema([...COMPONENT_SCHEMAS]);
-    // The route components, and the event envelopes of the webhooks section (test/events checks those).
+    // The route components, and the event envelopes of the webhooks section (test/edge/event-types.test.ts checks those).
     const eventSchemas = Object.keys(eventWebhooksSection().schemas);
     expect(Object.keys(document.components.schemas).sort()).toEqual([...COMPONENT_SCHEMAS.map((s) => s.$id), ...eventSchemas].sort());
     for (const [name, schema] of Object.entries(document.components.schemas)) {
