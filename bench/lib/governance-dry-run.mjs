@@ -1,6 +1,8 @@
-// The governance bench's policy dry-run: typical policies (a create body and the same conditions in SQL),
-// the dry-run's statement with its values written in (copied from src/modules/policies/policies.dry-run.ts,
-// to EXPLAIN it), and the limit beside it: EXPLAIN ANALYZE of a plain count(*) of the same newest rows.
+// The governance bench's policy dry-run: typical policies (a create body and the same conditions in SQL,
+// written apart from the service for the check), the service's own dry-run statement EXPLAINed
+// (dryRunStatement of dist/modules/policies/policies.dry-run.js), and the limit beside it: EXPLAIN
+// ANALYZE of a plain count(*) of the same newest rows.
+import { dryRunStatement } from '../../dist/modules/policies/policies.dry-run.js';
 
 const textArray = (values) => (values ? `array[${values.map((v) => `'${v}'`).join(', ')}]::text[]` : 'null::text[]');
 
@@ -28,34 +30,6 @@ export const POLICIES = [
   },
 ];
 
-const RANK = { block: 0, coach: 1, log: 2 };
-
-/** The dry-run's statement over the whole range (no dates), as policies.dry-run.ts builds it. */
-export function dryRunStatement(tenantId, policy, limit) {
-  const inRange = `tenant_id = '${tenantId}'
-    and (null::timestamptz is null or timestamp >= null::timestamptz)
-    and (null::timestamptz is null or timestamp <= null::timestamptz)`;
-  return `
-    with judged as (
-      select id, timestamp, true and ${policy.where} as hit,
-        least(${RANK[policy.body.action]}::int, (select min(case d->>'action' when 'block' then 0 when 'coach' then 1 else 2 end)
-          from jsonb_array_elements(policy_decisions) d)) as outcome
-      from interactions
-      where ${inRange}
-      order by timestamp desc, id desc
-      limit ${limit}
-    )
-    select count(*)::int as scanned,
-      exists (select 1 from interactions where ${inRange} order by timestamp desc, id desc offset ${limit}) as more,
-      count(*) filter (where hit)::int as matched,
-      count(*) filter (where hit and outcome = 0)::int as block,
-      count(*) filter (where hit and outcome = 1)::int as coach,
-      count(*) filter (where hit and outcome = 2)::int as log,
-      (select array_agg(id::text order by timestamp desc, id desc)
-        from (select id, timestamp from judged where hit order by timestamp desc, id desc limit 20) s) as sample
-    from judged`;
-}
-
 /** The newest `limit` rows of the tenant, as the dry-run examines them. */
 const newest = (tenantId, limit) => `select * from interactions where tenant_id = '${tenantId}' order by timestamp desc, id desc limit ${limit}`;
 
@@ -78,8 +52,10 @@ export async function countTimeMs(db, sql, tenantId, limit) {
     where tenant_id = '${tenantId}' order by timestamp desc, id desc limit ${limit}) w`));
 }
 
-/** EXPLAIN (ANALYZE, BUFFERS) of the dry-run's statement for `policy`: `{ ms, plan }`. */
+/** EXPLAIN (ANALYZE, BUFFERS) of the service's dry-run statement for `policy` over the whole range: `{ ms, plan }`. */
 export async function explainDryRun(db, sql, tenantId, policy, limit) {
-  const plan = await explain(db, sql, 'analyze, buffers', dryRunStatement(tenantId, policy, limit));
+  const statement = dryRunStatement(tenantId, policy.body.conditions, policy.body.action, {}, limit);
+  const { rows } = await sql`explain (analyze, buffers) ${statement}`.execute(db);
+  const plan = rows.map((row) => row['QUERY PLAN']);
   return { ms: executionMs(plan), plan: plan.join('\n') };
 }

@@ -5,8 +5,8 @@ import { api } from '../api/client.js';
 import { useIsAdmin } from '../api/use-session.js';
 import { Pager } from '../components/pager.js';
 import { Badge, Empty, formatDate, PageHeader, QueryState, SuccessBanner } from '../components/ui.js';
-import { ConfirmDialog } from './admin/confirm-dialog.js';
-import { usePageParam } from './admin/url-state.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { usePageParam } from '../lib/url-state.js';
 import { CreateKeyDialog } from './api-keys/create-key-dialog.js';
 
 type ApiKey = components['schemas']['ApiKey'];

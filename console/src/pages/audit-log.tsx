@@ -5,7 +5,7 @@ import { api } from '../api/client.js';
 import { useIsAdmin } from '../api/use-session.js';
 import { Pager } from '../components/pager.js';
 import { Empty, ErrorBanner, PageHeader, QueryState } from '../components/ui.js';
-import { usePageParam } from './admin/url-state.js';
+import { usePageParam } from '../lib/url-state.js';
 import { EntriesTable } from './audit-log/entries-table.js';
 import { ExportButton } from '../components/export-button.js';
 import { AuditFilterForm } from './audit-log/filter-form.js';

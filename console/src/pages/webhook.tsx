@@ -5,7 +5,7 @@ import { api } from '../api/client.js';
 import { useIsAdmin } from '../api/use-session.js';
 import { Dialog } from '../components/dialog.js';
 import { Badge, formatDate, formatNumber, PageHeader, QueryState, SuccessBanner } from '../components/ui.js';
-import { ConfirmDialog } from './admin/confirm-dialog.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Deliveries } from './webhooks/deliveries.js';
 import { RotateSecretDialog } from './webhooks/rotate-secret-dialog.js';
 import { SendTest } from './webhooks/send-test.js';

@@ -5,7 +5,7 @@ import { api } from '../api/client.js';
 import { useIsAdmin } from '../api/use-session.js';
 import { Pager } from '../components/pager.js';
 import { Badge, Empty, Field, formatDate, formatNumber, PageHeader, QueryState } from '../components/ui.js';
-import { usePageParam } from './admin/url-state.js';
+import { usePageParam } from '../lib/url-state.js';
 import { RegisterWebhookDialog } from './webhooks/register-dialog.js';
 
 const LIMIT = 25;

@@ -4,6 +4,7 @@ import type { Database } from '../../kernel/tables/database.js';
 import type { Deps } from '../../platform/deps.js';
 import { Poller } from '../../platform/poller.js';
 import { logFailure } from '../../platform/store/store-outages.js';
+import { COUNTS_COMPACTION_KEYS, LOCK_IDS } from '../../kernel/lock-ids.js';
 
 /** Deltas moved per transaction: bounds its locks and its memory. */
 export const COMPACTION_BATCH = 20_000;
@@ -11,8 +12,6 @@ export const COMPACTION_BATCH = 20_000;
 const EMBEDDED_VACUUM_EVERY = 50_000;
 
 type Tx = Transaction<Database>;
-/** The advisory locks (7769, n) of each compaction; each table's rebuild function takes the same one. */
-const LOCKS = { interactions: 0, alerts: 1 } as const;
 
 /**
  * Moves up to `limit` interaction deltas into interaction_counts (each into its hour, day and
@@ -22,7 +21,7 @@ const LOCKS = { interactions: 0, alerts: 1 } as const;
  * Returns how many deltas it moved.
  */
 export async function compactCounts(db: Kysely<Database>, limit = COMPACTION_BATCH): Promise<number> {
-  return underLock(db, LOCKS.interactions, async (tx) => {
+  return underLock(db, COUNTS_COMPACTION_KEYS.interactions, async (tx) => {
     const { rows } = await sql<MoveResult>`
       with moved as (${takeDeltas('interaction_count_deltas', limit)}),
       detailed as (
@@ -52,7 +51,7 @@ export async function compactCounts(db: Kysely<Database>, limit = COMPACTION_BAT
 
 /** As compactCounts, for the open alerts' deltas into alert_counts. */
 export async function compactAlertCounts(db: Kysely<Database>, limit = COMPACTION_BATCH): Promise<number> {
-  return underLock(db, LOCKS.alerts, async (tx) => {
+  return underLock(db, COUNTS_COMPACTION_KEYS.alerts, async (tx) => {
     const { rows } = await sql<MoveResult>`
       with moved as (${takeDeltas('alert_count_deltas', limit)}),
       upserted as (
@@ -85,7 +84,7 @@ const moveResult = sql`select (select count(*) from moved) as moved,
 
 async function underLock(db: Kysely<Database>, key: number, move: (tx: Tx) => Promise<number>): Promise<number> {
   return db.transaction().execute(async (tx) => {
-    const { rows: [lock] } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(7769, ${key}) as locked`.execute(tx);
+    const { rows: [lock] } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${LOCK_IDS.countsCompaction}, ${key}) as locked`.execute(tx);
     return lock?.locked ? move(tx) : 0;
   });
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Deps } from '../../platform/deps.js';
 import type { RequestContext } from '../../kernel/context.js';
-import { parseDateRange } from '../../kernel/dates.js';
+import { type DateRange, parseDateRange } from '../../kernel/dates.js';
 import type { PolicyAction, PolicyConditions } from '../../kernel/tables/interactions.js';
 import type { CreatePolicyInput } from './policies.schemas.js';
 import { normaliseConditions } from './policies.service.js';
@@ -28,18 +28,36 @@ export async function dryRunPolicy(
   deps: Deps, ctx: RequestContext, input: CreatePolicyInput, range: { start_date?: string | undefined; end_date?: string | undefined },
 ): Promise<DryRunResult> {
   const conditions = normaliseConditions(input.conditions ?? {});
-  const { start, end } = parseDateRange(range);
-  const limit = deps.config.policyDryRunMaxRows;
-  const rank = ACTION_RANK[input.action];
-  const inRange = sql`tenant_id = ${ctx.tenantId}
+  const { rows: [row] } = await dryRunStatement(ctx.tenantId, conditions, input.action, parseDateRange(range), deps.config.policyDryRunMaxRows)
+    .execute(deps.store.db);
+  const matched = row!.matched;
+  return {
+    matched,
+    by_action: { block: row!.block, coach: row!.coach, log: row!.log },
+    alerts: input.action === 'log' ? 0 : matched,
+    sample_ids: row!.sample ?? [],
+    scanned: row!.scanned,
+    truncated: row!.more,
+  };
+}
+
+const ACTION_RANK: Record<PolicyAction, number> = { block: 0, coach: 1, log: 2 };
+
+/**
+ * The one statement of a dry-run: a pass over the newest `limit` rows of the range (read in the
+ * index's order), each row's match and outcome as columns, the counts in one aggregate;
+ * `more` probes the index past the bound. Exported for the bench, which EXPLAINs it.
+ */
+export function dryRunStatement(
+  tenantId: string, conditions: PolicyConditions, action: PolicyAction, { start, end }: DateRange, limit: number,
+) {
+  const inRange = sql`tenant_id = ${tenantId}
     and (${start ?? null}::timestamptz is null or timestamp >= ${start ?? null}::timestamptz)
     and (${end ?? null}::timestamptz is null or timestamp <= ${end ?? null}::timestamptz)`;
-  // One pass over the newest rows of the range (read in the index's order): each row's match and
-  // outcome as columns, the counts in one aggregate. `truncated` probes the index past the bound.
-  const { rows: [row] } = await sql<{ scanned: number; more: boolean; matched: number; block: number; coach: number; log: number; sample: string[] | null }>`
+  return sql<{ scanned: number; more: boolean; matched: number; block: number; coach: number; log: number; sample: string[] | null }>`
     with judged as (
       select id, timestamp, ${matchesSql(conditions)} as hit,
-        least(${rank}::int, (select min(case d->>'action' when 'block' then 0 when 'coach' then 1 else 2 end)
+        least(${ACTION_RANK[action]}::int, (select min(case d->>'action' when 'block' then 0 when 'coach' then 1 else 2 end)
           from jsonb_array_elements(policy_decisions) d)) as outcome
       from interactions
       where ${inRange}
@@ -54,20 +72,8 @@ export async function dryRunPolicy(
       count(*) filter (where hit and outcome = 2)::int as log,
       (select array_agg(id::text order by timestamp desc, id desc)
         from (select id, timestamp from judged where hit order by timestamp desc, id desc limit ${SAMPLE_SIZE}) s) as sample
-    from judged`
-    .execute(deps.store.db);
-  const matched = row!.matched;
-  return {
-    matched,
-    by_action: { block: row!.block, coach: row!.coach, log: row!.log },
-    alerts: input.action === 'log' ? 0 : matched,
-    sample_ids: row!.sample ?? [],
-    scanned: row!.scanned,
-    truncated: row!.more,
-  };
+    from judged`;
 }
-
-const ACTION_RANK: Record<PolicyAction, number> = { block: 0, coach: 1, log: 2 };
 
 /** The policy's conditions on a stored interaction, in SQL: the same rules as `matches()` (policies.evaluate.ts). */
 function matchesSql(conditions: PolicyConditions) {

@@ -8,13 +8,12 @@ import { deleteInBatches } from '../../kernel/batches.js';
 import { Poller } from '../../platform/poller.js';
 import { deleteInteractionsBatch } from '../interactions/interactions.purge.js';
 import { writeAudit } from '../audit/audit.writer.js';
+import { LOCK_IDS } from '../../kernel/lock-ids.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Interactions (or audit entries) deleted per statement, and the pause between two, so ingest never waits long. */
 export const RETENTION_BATCH = 1000;
 const PAUSE_MS = 20;
-/** The advisory lock (7770, tenant) that makes one replica at a time apply a tenant's retention. */
-const LOCK_CLASS = 7770;
 
 export interface TenantRetentionRun {
   tenantId: string;
@@ -95,12 +94,12 @@ async function withTenantLock<T>(deps: Deps, tenantId: string, work: (db: Kysely
   if (deps.store.kind === 'pglite') return work(deps.store.db);
   return deps.store.db.connection().execute(async (conn) => {
     const { rows: [lock] } = await sql<{ locked: boolean }>`
-      select pg_try_advisory_lock(${LOCK_CLASS}, hashtext(${tenantId})) as locked`.execute(conn);
+      select pg_try_advisory_lock(${LOCK_IDS.tenantRetention}, hashtext(${tenantId})) as locked`.execute(conn);
     if (!lock?.locked) return null;
     try {
       return await work(conn);
     } finally {
-      await sql`select pg_advisory_unlock(${LOCK_CLASS}, hashtext(${tenantId}))`.execute(conn);
+      await sql`select pg_advisory_unlock(${LOCK_IDS.tenantRetention}, hashtext(${tenantId}))`.execute(conn);
     }
   });
 }

@@ -3,8 +3,7 @@ import { sql } from 'kysely';
 import type { Config } from '../../config/config.js';
 import type { Store } from '../../platform/store/store.js';
 import { createTenant, countTenants } from './tenants.service.js';
-
-const BOOTSTRAP_LOCK = 715517;
+import { LOCK_IDS } from '../../kernel/lock-ids.js';
 
 export interface BootstrapResult {
   tenantId: string;
@@ -19,7 +18,7 @@ export interface BootstrapResult {
  */
 export async function bootstrapIfEmpty(store: Store, config: Config, now: Date): Promise<BootstrapResult | null> {
   return store.db.connection().execute(async (conn) => {
-    if (store.kind === 'postgres') await sql`select pg_advisory_lock(${BOOTSTRAP_LOCK})`.execute(conn);
+    if (store.kind === 'postgres') await sql`select pg_advisory_lock(${LOCK_IDS.bootstrap})`.execute(conn);
     try {
       if ((await countTenants(conn)) > 0) return null;
       const email = config.bootstrapAdminEmail ?? 'admin@example.com';
@@ -28,7 +27,7 @@ export async function bootstrapIfEmpty(store: Store, config: Config, now: Date):
       const { tenantId } = await createTenant(conn, { name: config.bootstrapTenantName, adminEmail: email, adminPassword: password }, now);
       return { tenantId, email, ...(generatedPassword ? { generatedPassword } : {}) };
     } finally {
-      if (store.kind === 'postgres') await sql`select pg_advisory_unlock(${BOOTSTRAP_LOCK})`.execute(conn);
+      if (store.kind === 'postgres') await sql`select pg_advisory_unlock(${LOCK_IDS.bootstrap})`.execute(conn);
     }
   });
 }

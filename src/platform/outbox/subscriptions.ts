@@ -1,5 +1,6 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
+import { LOCK_IDS } from '../../kernel/lock-ids.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -36,5 +37,5 @@ export async function subscriptionsOf(tx: Db, tenantIds: readonly string[]): Pro
  * It waits for the transactions that are emitting events of this tenant to commit.
  */
 export async function lockSubscriptionChanges(tx: Transaction<Database>, tenantId: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(7768, hashtext(${tenantId}::text))`.execute(tx);
+  await sql`select pg_advisory_xact_lock(${LOCK_IDS.webhookSubscriptions}, hashtext(${tenantId}::text))`.execute(tx);
 }

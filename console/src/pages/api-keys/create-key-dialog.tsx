@@ -5,7 +5,7 @@ import { api } from '../../api/client.js';
 import { SecretOnce } from '../../components/copy-button.js';
 import { Dialog } from '../../components/dialog.js';
 import { ErrorBanner, Field } from '../../components/ui.js';
-import { PLAIN_LABEL } from '../admin/plain.js';
+import { PLAIN_LABEL } from '../../components/plain-label.js';
 
 type Scope = components['schemas']['ApiKeyCreate']['scopes'][number];
 

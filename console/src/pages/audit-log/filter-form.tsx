@@ -3,7 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { api } from '../../api/client.js';
 import { Field } from '../../components/ui.js';
-import { dateTimeToDay } from '../admin/url-state.js';
+import { dateTimeToDay } from '../../lib/url-state.js';
 import { FILTER_KEYS, KNOWN_ACTIONS } from './filters.js';
 
 /**

@@ -1,4 +1,4 @@
-import { dayToDateTime } from '../admin/url-state.js';
+import { dayToDateTime } from '../../lib/url-state.js';
 
 /** The audit log's filters as the URL holds them (dates as days or date-times). */
 export const FILTER_KEYS = ['action', 'actor_id', 'start_date', 'end_date'] as const;

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { PLAIN_LABEL } from '../admin/plain.js';
+import { PLAIN_LABEL } from '../../components/plain-label.js';
 
 /**
  * A number of days, or "Keep forever" (the API's null). No minimum here: the API judges the value

@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.js';
 import { ErrorBanner, Field, SuccessBanner } from '../../components/ui.js';
-import { PLAIN_LABEL } from '../admin/plain.js';
+import { PLAIN_LABEL } from '../../components/plain-label.js';
 import { RetentionField } from './retention-field.js';
 
 type Tenant = components['schemas']['Tenant'];

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client.js';
 import { Pager } from '../../components/pager.js';
 import { Badge, Empty, ErrorBanner, formatDate, QueryState, SuccessBanner } from '../../components/ui.js';
-import { usePageParam } from '../admin/url-state.js';
+import { usePageParam } from '../../lib/url-state.js';
 import type { WebhookDelivery } from './types.js';
 
 const LIMIT = 20;

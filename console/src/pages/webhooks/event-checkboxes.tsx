@@ -1,5 +1,5 @@
 import { ErrorBanner, Loading } from '../../components/ui.js';
-import { PLAIN_LABEL } from '../admin/plain.js';
+import { PLAIN_LABEL } from '../../components/plain-label.js';
 import { useEventTypes } from './event-types.js';
 import type { EventType } from './types.js';
 

@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ErrorBanner, Field } from '../../components/ui.js';
-import { PLAIN_LABEL } from '../admin/plain.js';
+import { PLAIN_LABEL } from '../../components/plain-label.js';
 import { EventCheckboxes } from './event-checkboxes.js';
 import { HeadersEditor, headersToRows, rowsToHeaders } from './headers-editor.js';
 import type { EventType, Webhook, WebhookCreate, WebhookUpdate } from './types.js';

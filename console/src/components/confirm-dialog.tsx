@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { Dialog } from '../../components/dialog.js';
-import { ErrorBanner } from '../../components/ui.js';
+import { Dialog } from './dialog.js';
+import { ErrorBanner } from './ui.js';
 
 /**
  * Asks before an action that cannot be undone (delete, revoke, rotate). The action's error is
