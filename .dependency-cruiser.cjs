@@ -53,6 +53,13 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/platform/store/migrations/' },
     },
     {
+      name: 'outbox-through-its-interface',
+      comment: 'Features queue events through platform/outbox/outbox.ts, never the fan-out behind it.',
+      severity: 'error',
+      from: { pathNot: '^src/platform/outbox/' },
+      to: { path: '^src/platform/outbox/fan-out\\.ts$' },
+    },
+    {
       name: 'no-other-features-internals',
       comment: "A feature reaches another one through its service or schemas, never its repo or routes.",
       severity: 'error',

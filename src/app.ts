@@ -40,10 +40,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const services = options.services ?? buildServices(deps);
   const app = Fastify({
     logger: {
-      level: options.logLevel ?? deps.config.logLevel,
+      level: options.logLevel ?? deps.config.server.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.key'],
     },
-    bodyLimit: deps.config.bodyLimitBytes,
+    bodyLimit: deps.config.server.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     trustProxy: false,

@@ -17,7 +17,7 @@ const SHUTDOWN_GRACE_MS = 30_000;
 
 /** config -> store -> migrate -> bootstrap -> app -> listen, then workers; drains on SIGTERM/SIGINT. */
 export async function serve(config: Readonly<Config>): Promise<void> {
-  const logger = pino({ level: config.logLevel });
+  const logger = pino({ level: config.server.logLevel });
   const deps = await openMigratedStore(config, logger);
   const { store } = deps;
 
@@ -25,10 +25,10 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     const bootstrap = await bootstrapIfEmpty(store, config, deps.clock.now());
     if (bootstrap) announceBootstrap(bootstrap, config, logger);
     const built = await buildApp(deps, { services: buildServices(deps) });
-    const started = { app: built, workers: config.serveWorkers ? createWorkers(deps, logger) : [] };
-    await built.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
+    const started = { app: built, workers: config.server.serveWorkers ? createWorkers(deps, logger) : [] };
+    await built.listen({ port: config.server.port, host: config.server.host }).catch(async (error: unknown) => {
       await built.close();
-      throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${listenFailure(error)}`);
+      throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}: ${listenFailure(error)}`);
     });
     return started;
   });
@@ -38,7 +38,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     logger.info({ signal }, 'shutting down: draining requests');
     deps.lifecycle.shuttingDown = true;
     // Keeps serving (with /readyz failing) so load balancers stop routing here before the close.
-    if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
+    if (config.server.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.server.shutdownDelayMs));
     await app.close();
     await Promise.all(workers.map((worker) => worker.stop()));
     await store.close();
@@ -46,7 +46,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   });
 
   for (const worker of workers) await worker.start();
-  logger.info({ version: SERVICE_VERSION, port: config.port, store: store.kind }, `service ${SERVICE_VERSION} listening`);
+  logger.info({ version: SERVICE_VERSION, port: config.server.port, store: store.kind }, `service ${SERVICE_VERSION} listening`);
 }
 
 /**
@@ -54,7 +54,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
  * PostgreSQL. Stops on SIGTERM/SIGINT once the attempts in flight are recorded.
  */
 export async function runWorkers(config: Readonly<Config>): Promise<void> {
-  const logger = pino({ level: config.logLevel });
+  const logger = pino({ level: config.server.logLevel });
   const deps = await openMigratedStore(config, logger);
   const workers = await closingStoreOnFailure(deps.store, async () => createWorkers(deps, logger));
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
@@ -96,7 +96,7 @@ function listenFailure(error: unknown): string {
 function announceBootstrap(result: BootstrapResult, config: Readonly<Config>, logger: Logger): void {
   logger.info({ tenantId: result.tenantId, email: result.email }, 'first tenant and admin created');
   if (!result.generatedPassword) return;
-  const base = `http://localhost:${config.port}`;
+  const base = `http://localhost:${config.server.port}`;
   // Printed once, on the console only: this password is never stored in clear nor logged.
   process.stdout.write(
     [

@@ -26,7 +26,7 @@ export function buildServices(deps: Deps): Services {
   const policies = new PolicyCache();
   return {
     credentials: new CredentialCache(deps, tenantVersions),
-    rateLimiter: new RateLimiter(deps.config.rateLimitPerMinute),
+    rateLimiter: new RateLimiter(deps.config.server.rateLimitPerMinute),
     policies,
     ingest: new IngestPipeline(deps, policies),
   };

@@ -24,8 +24,8 @@ export interface WorkerOptions {
 
 /** The background workers `npm start` runs beside the API (and `cli worker` runs alone). */
 export function createWorkers(deps: Deps, logger: Logger, options: WorkerOptions = {}): BackgroundWorker[] {
-  const mailer = deps.config.smtpUrl
-    ? smtpMailer(deps.config.smtpUrl, deps.config.mailFrom)
+  const mailer = deps.config.mail.smtpUrl
+    ? smtpMailer(deps.config.mail.smtpUrl, deps.config.mail.from)
     : logMailer(logger.child({ worker: 'mail' }));
   return [
     new MailWorker(deps.store, mailer, deps.clock, logger.child({ worker: 'mail' }), options.pollIntervalMs),

@@ -71,7 +71,7 @@ describe.each(STORES)('credential cache across replicas [%s]', (kind) => {
 
     const other = await h.user(t, 'viewer');
     expect(await onReplica(other.token, 'GET', '/api/v1/users/me')).toBe(200);
-    h.clock.advance(h.deps.config.sessionTtlSeconds * 1000 + 1);
+    h.clock.advance(h.deps.config.auth.sessionTtlSeconds * 1000 + 1);
     expect(await onReplica(other.token, 'GET', '/api/v1/users/me')).toBe(401);
   });
 

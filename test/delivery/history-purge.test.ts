@@ -149,7 +149,7 @@ describe.each(STORES)('delivery history retention [%s]', (kind) => {
       where tenant_id = ${t.tenantId} and id = 'evt_bulk_1'`.execute(h.db);
     // The same store and clock with the default configuration.
     const defaults = { ...h.deps, config: loadConfig({ LOG_LEVEL: 'silent' }) };
-    expect(defaults.config.webhookHistoryRetentionDays).toBe(30);
+    expect(defaults.config.webhooks.historyRetentionDays).toBe(30);
     await purgeDeliveryHistory(defaults);
     expect((await history(t, hook.id)).deliveries.map((d) => d.id).sort()).toEqual(['dlv_bulk_2', 'dlv_bulk_3']);
     expect([...(await messagesOf(h, t.tenantId)).keys()].sort()).toEqual(['evt_bulk_2', 'evt_bulk_3']);
@@ -192,9 +192,9 @@ describe.each(STORES)('retention worker [%s]', (kind) => {
 
 describe('WEBHOOK_HISTORY_RETENTION_DAYS', () => {
   it('defaults to 30 days and reads a number of days', () => {
-    expect(loadConfig({}).webhookHistoryRetentionDays).toBe(30);
-    expect(loadConfig({ WEBHOOK_HISTORY_RETENTION_DAYS: '7' }).webhookHistoryRetentionDays).toBe(7);
-    expect(loadConfig({ WEBHOOK_HISTORY_RETENTION_DAYS: ' 90 ' }).webhookHistoryRetentionDays).toBe(90);
+    expect(loadConfig({}).webhooks.historyRetentionDays).toBe(30);
+    expect(loadConfig({ WEBHOOK_HISTORY_RETENTION_DAYS: '7' }).webhooks.historyRetentionDays).toBe(7);
+    expect(loadConfig({ WEBHOOK_HISTORY_RETENTION_DAYS: ' 90 ' }).webhooks.historyRetentionDays).toBe(90);
   });
 
   it.each(['0', '-1', '1.5', 'thirty', '30d', '36501'])('refuses %j with a ConfigError naming the variable', (value) => {

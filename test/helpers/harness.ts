@@ -72,7 +72,7 @@ export class Harness {
     await app.ready();
     if (options.captureEvents && options.workers) throw new Error('captureEvents is for harnesses without workers');
     const workers = options.workers
-      ? createWorkers(deps, pino({ level: config.logLevel }), { pollIntervalMs: 50, ...options.workerOptions })
+      ? createWorkers(deps, pino({ level: config.server.logLevel }), { pollIntervalMs: 50, ...options.workerOptions })
       : [];
     for (const worker of workers) await worker.start();
     return new Harness(kind, app, deps, clock, testStore, workers, options.captureEvents ?? false);

@@ -24,7 +24,7 @@ export async function login(deps: Deps, input: LoginInput, meta: { ip: string; r
   const { db } = deps.store;
   const now = deps.clock.now();
   const subjects = { account: accountSubject(input.email), address: addressSubject(meta.ip) };
-  await assertNotThrottled(db, subjects, deps.config.loginMaxFailures, now);
+  await assertNotThrottled(db, subjects, deps.config.auth.loginMaxFailures, now);
 
   let query = db
     .selectFrom('users')
@@ -50,7 +50,7 @@ export async function login(deps: Deps, input: LoginInput, meta: { ip: string; r
   }
 
   const result = await db.transaction().execute(async (tx) => {
-    const session = await createSession(tx, user.tenant_id, user.id, now, deps.config.sessionTtlSeconds);
+    const session = await createSession(tx, user.tenant_id, user.id, now, deps.config.auth.sessionTtlSeconds);
     const updated = await tx
       .updateTable('users')
       .set({ last_login: now })

@@ -51,8 +51,8 @@ export async function disableWebhook(tx: Transaction<Database>, config: Readonly
         ...(chain.lastError ? [`Last error: ${chain.lastError}`] : []),
         '',
         'It receives no new events while disabled. Once the receiver works again, enable it with',
-        `PUT ${config.publicBaseUrl}/api/v1/webhooks/${webhook.id} {"active": true}`,
-        `and check its delivery history at ${config.publicBaseUrl}/api/v1/webhooks/${webhook.id}/deliveries.`,
+        `PUT ${config.server.publicBaseUrl}/api/v1/webhooks/${webhook.id} {"active": true}`,
+        `and check its delivery history at ${config.server.publicBaseUrl}/api/v1/webhooks/${webhook.id}/deliveries.`,
       ].join('\n'),
     }, now);
   }

@@ -25,7 +25,7 @@ export type AttemptResult = 'succeeded' | 'retry_scheduled' | 'exhausted' | 'lea
  * an event's last failed attempt, its webhook disabled. Only jobs `leaseId` still holds move on.
  */
 export async function recordCompletions(deps: Deps, leaseId: string, completions: readonly Completion[]): Promise<AttemptResult[]> {
-  const delays = deps.config.webhookRetryDelaysMs;
+  const delays = deps.config.webhooks.retryDelaysMs;
   const now = deps.clock.now();
   const isLast = (c: Completion) => !c.outcome.success && c.job.attempt >= delays.length;
   return deps.store.db.transaction().execute(async (tx) => {

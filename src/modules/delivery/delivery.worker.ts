@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Deps } from '../../platform/deps.js';
 import { prefixedId } from '../../kernel/ids.js';
 import { Poller } from '../../platform/poller.js';
-import { JOBS_CHANNEL } from '../../platform/outbox/fan-out.js';
+import { JOBS_CHANNEL } from '../../platform/outbox/outbox.js';
 import { claimJobs, jobKey, releaseLeases, renewLeases, type ClaimedJob, type Lane } from './queue.js';
 import { LaneLimits } from './lanes.js';
 import { OutcomeRecorder } from './recorder.js';
@@ -56,8 +56,8 @@ export class DeliveryWorker {
 
   constructor(private readonly deps: Deps, private readonly logger: Logger, options: DeliveryWorkerOptions = {}) {
     const { config } = deps;
-    this.maxInFlight = config.webhookConcurrency;
-    this.lanes = new LaneLimits(config.webhookConcurrencyPerWebhook);
+    this.maxInFlight = config.webhooks.concurrency;
+    this.lanes = new LaneLimits(config.webhooks.concurrencyPerWebhook);
     this.maxFirstAttempts = Math.max(1, Math.ceil(this.maxInFlight * 0.75));
     this.maxRetries = Math.max(1, Math.floor(this.maxInFlight / 2));
     this.sender = new Sender(config);
@@ -69,7 +69,7 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     this.unlisten = await this.deps.store.listen(JOBS_CHANNEL, () => this.claimer.wake());
     this.claimer.start();
-    this.heartbeat = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.deps.config.webhookLeaseMs / 3)));
+    this.heartbeat = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.deps.config.webhooks.leaseMs / 3)));
     this.heartbeat.unref();
   }
 
@@ -100,11 +100,11 @@ export class DeliveryWorker {
       const jobs = await claimJobs(store.db, {
         now,
         leaseId: this.leaseId,
-        leaseUntil: new Date(now.getTime() + config.webhookLeaseMs),
+        leaseUntil: new Date(now.getTime() + config.webhooks.leaseMs),
         limit,
         lanes: { initial: this.lanes.initial, free: asked },
         retries,
-        dueBy: retries ? now : new Date(now.getTime() - (config.webhookRetryDelaysMs[0] ?? 0)),
+        dueBy: retries ? now : new Date(now.getTime() - (config.webhooks.retryDelaysMs[0] ?? 0)),
         after: this.after,
       });
       for (const job of jobs) this.launch(job, retries);
@@ -175,7 +175,7 @@ export class DeliveryWorker {
 
   private async renew(): Promise<void> {
     if (this.held.size === 0) return;
-    const until = new Date(this.deps.clock.now().getTime() + this.deps.config.webhookLeaseMs);
+    const until = new Date(this.deps.clock.now().getTime() + this.deps.config.webhooks.leaseMs);
     await renewLeases(this.deps.store.db, this.leaseId, until).catch((error: unknown) => {
       logFailure(this.deps.store, this.logger, 'warn', error, 'webhook leases not renewed; will retry');
     });

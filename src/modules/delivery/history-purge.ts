@@ -26,7 +26,7 @@ export interface PurgeResult {
  * it: each batch skips the rows another is deleting, or a redelivery is reading.
  */
 export async function purgeDeliveryHistory(deps: Deps): Promise<PurgeResult> {
-  const cutoff = new Date(deps.clock.now().getTime() - deps.config.webhookHistoryRetentionDays * DAY_MS);
+  const cutoff = new Date(deps.clock.now().getTime() - deps.config.webhooks.historyRetentionDays * DAY_MS);
   const db = deps.store.db;
   const deliveries = await deleteInBatches(async () => {
     const result = await sql`delete from webhook_deliveries where (tenant_id, id) in (

@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import type { WebhookJobsTable } from '../../kernel/tables/delivery.js';
-import { wakeWorkers } from '../../platform/outbox/fan-out.js';
+import { wakeWorkers } from '../../platform/outbox/outbox.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

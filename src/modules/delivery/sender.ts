@@ -35,12 +35,12 @@ export class Sender {
   private readonly timeoutMs: number;
 
   constructor(config: Readonly<Config>) {
-    this.timeoutMs = config.webhookTimeoutMs;
+    this.timeoutMs = config.webhooks.timeoutMs;
     // Built once: given as `ca`, Node would parse every root certificate again for each connection (~20 ms).
-    const secureContext = config.webhookCaFile
-      ? createSecureContext({ ca: [...rootCertificates, readCaFile(config.webhookCaFile)] })
+    const secureContext = config.webhooks.caFile
+      ? createSecureContext({ ca: [...rootCertificates, readCaFile(config.webhooks.caFile)] })
       : undefined;
-    const allowPrivate = config.webhookAllowPrivateTargets;
+    const allowPrivate = config.webhooks.allowPrivateTargets;
     const connector = buildConnector({
       ...(secureContext ? { secureContext } : {}),
       ...(allowPrivate ? {} : { lookup: guardedLookup }),

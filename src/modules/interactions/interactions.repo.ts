@@ -3,7 +3,7 @@ import type { Database } from '../../kernel/tables/database.js';
 import type { DateRange } from '../../kernel/dates.js';
 import type { InteractionResponse } from './interactions.schemas.js';
 import type { AlertsTable } from '../../kernel/tables/interactions.js';
-import { type FanOutRows, fanOutInserts } from '../../platform/outbox/fan-out.js';
+import { type FanOutRows, outboxInserts } from '../../platform/outbox/outbox.js';
 import { jsonOf } from '../../kernel/json-once.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -40,7 +40,7 @@ export async function insertIngested(
       insert into alerts (tenant_id, id, interaction_id, policy_id, policy_name, severity, status, created_at)
       select tenant_id, id, interaction_id, policy_id, policy_name, severity, status, created_at
       from json_populate_recordset(null::alerts, ${JSON.stringify(alerts)}::json)
-    )${fanOut ? sql`, ${fanOutInserts(fanOut, now)}` : sql``}
+    )${fanOut ? sql`, ${outboxInserts(fanOut, now)}` : sql``}
     select 1`.execute(tx);
 }
 

@@ -28,11 +28,11 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
       hide: true,
       tags: ['operations'],
       summary: 'Prometheus metrics (text exposition format); a bearer token when METRICS_TOKEN is set',
-      security: deps.config.metricsToken ? [{ bearer: [] }] : [],
+      security: deps.config.metrics.token ? [{ bearer: [] }] : [],
       response: { 200: Type.String({ description: 'Prometheus text format 0.0.4' }), ...errorResponses(401) },
     },
   }, async (request, reply) => {
-    const expected = deps.config.metricsToken;
+    const expected = deps.config.metrics.token;
     if (expected) {
       const given = /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
       if (!given || !constantTimeEqual(given, expected)) {

@@ -28,7 +28,7 @@ export async function dryRunPolicy(
   deps: Deps, ctx: RequestContext, input: CreatePolicyInput, range: { start_date?: string | undefined; end_date?: string | undefined },
 ): Promise<DryRunResult> {
   const conditions = normaliseConditions(input.conditions ?? {});
-  const { rows: [row] } = await dryRunStatement(ctx.tenantId, conditions, input.action, parseDateRange(range), deps.config.policyDryRunMaxRows)
+  const { rows: [row] } = await dryRunStatement(ctx.tenantId, conditions, input.action, parseDateRange(range), deps.config.policies.dryRunMaxRows)
     .execute(deps.store.db);
   const matched = row!.matched;
   return {

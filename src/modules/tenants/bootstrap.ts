@@ -21,10 +21,10 @@ export async function bootstrapIfEmpty(store: Store, config: Config, now: Date):
     if (store.kind === 'postgres') await sql`select pg_advisory_lock(${LOCK_IDS.bootstrap})`.execute(conn);
     try {
       if ((await countTenants(conn)) > 0) return null;
-      const email = config.bootstrapAdminEmail ?? 'admin@example.com';
-      const generatedPassword = config.bootstrapAdminPassword ? undefined : generatePassword();
-      const password = config.bootstrapAdminPassword ?? generatedPassword!;
-      const { tenantId } = await createTenant(conn, { name: config.bootstrapTenantName, adminEmail: email, adminPassword: password }, now);
+      const email = config.bootstrap.adminEmail ?? 'admin@example.com';
+      const generatedPassword = config.bootstrap.adminPassword ? undefined : generatePassword();
+      const password = config.bootstrap.adminPassword ?? generatedPassword!;
+      const { tenantId } = await createTenant(conn, { name: config.bootstrap.tenantName, adminEmail: email, adminPassword: password }, now);
       return { tenantId, email, ...(generatedPassword ? { generatedPassword } : {}) };
     } finally {
       if (store.kind === 'postgres') await sql`select pg_advisory_unlock(${LOCK_IDS.bootstrap})`.execute(conn);

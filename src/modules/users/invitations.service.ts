@@ -77,7 +77,7 @@ export async function resendInvitation(deps: Deps, ctx: RequestContext, userId: 
 async function sendInvitation(deps: Deps, tx: Transaction<Database>, user: UserRow, now: Date, expiresAt: Date) {
   const token = await invitations.issueInvitation(tx, user.tenant_id, user.id, now, expiresAt);
   const organization = await repo.tenantName(tx, user.tenant_id);
-  const link = `${deps.config.publicBaseUrl}/accept-invite?token=${encodeURIComponent(token)}`;
+  const link = `${deps.config.server.publicBaseUrl}/accept-invite?token=${encodeURIComponent(token)}`;
   await queueMail(tx, user.tenant_id, {
     to: user.email,
     subject: `You are invited to ${organization}`,
@@ -125,7 +125,7 @@ export async function acceptInvitation(
       updated_at: now,
     });
     await invitations.deleteInvitations(tx, user.tenant_id, user.id);
-    const session = await createSession(tx, user.tenant_id, user.id, now, deps.config.sessionTtlSeconds);
+    const session = await createSession(tx, user.tenant_id, user.id, now, deps.config.auth.sessionTtlSeconds);
     const response = toUserResponse(updated);
     const ctx = userContext(updated, meta);
     await writeAudit(tx, ctx, { action: 'user.invitation_accepted', targetType: 'user', targetId: user.id, details: { email: user.email } }, now);

@@ -19,7 +19,7 @@ export async function checkWebhookUrl(config: Readonly<Config>, raw: string): Pr
   if (url.username || url.password) {
     throw validationError('body.url', 'must not contain credentials; use auth_token or headers');
   }
-  if (!config.webhookAllowPrivateTargets) {
+  if (!config.webhooks.allowPrivateTargets) {
     const problem = await checkTargetHost(url.hostname);
     if (problem) throw validationError('body.url', `host ${url.hostname} ${problem}`);
   }

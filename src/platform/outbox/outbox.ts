@@ -2,7 +2,8 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import { prefixedId } from '../../kernel/ids.js';
 import { jsonOf } from '../../kernel/json-once.js';
-import { fanOut, type QueuedEvent } from './fan-out.js';
+import { fanOut, fanOutInserts, type FanOutRows, planFanOut, type QueuedEvent } from './fan-out.js';
+import type { Subscription } from './subscriptions.js';
 import type { EventType } from './event-types.js';
 import { serviceMetrics } from '../metrics/metrics.js';
 
@@ -44,8 +45,27 @@ export async function emitMany(tx: Db, tenantId: string, events: readonly EmitIn
   return envelopes;
 }
 
+export { JOBS_CHANNEL, wakeWorkers } from './fan-out.js';
+export type { FanOutRows };
+
+/**
+ * For a writer that queues its events in a statement of its own (the ingest group commit, one
+ * statement for every table): the outbox rows of `envelopes` for the tenants' active
+ * `subscriptions` (read under their subscription locks in the same transaction), or undefined
+ * when no webhook wants any. The statement takes them with `outboxInserts`; `wakeWorkers` after
+ * the commit.
+ */
+export function planEvents(
+  envelopes: readonly EventEnvelope[], subscriptions: ReadonlyMap<string, readonly Subscription[]>,
+): FanOutRows | undefined {
+  return planFanOut(toQueuedEvents(envelopes), subscriptions);
+}
+
+/** The outbox inserts of planned rows, as common table expressions for the writer's WITH. */
+export const outboxInserts = fanOutInserts;
+
 /** The envelopes as the delivery engine queues them, each `data` serialised once. */
-export function toQueuedEvents(envelopes: readonly EventEnvelope[]): QueuedEvent[] {
+function toQueuedEvents(envelopes: readonly EventEnvelope[]): QueuedEvent[] {
   return envelopes.map((envelope) => ({
     tenantId: envelope.tenant_id,
     id: envelope.id,

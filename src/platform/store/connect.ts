@@ -14,17 +14,13 @@ interface WarnLogger {
  * password, a missing database) fail at once.
  */
 export async function connectStore(config: Readonly<Config>, logger?: WarnLogger): Promise<Store> {
-  const store = await openStore({
-    databaseUrl: config.databaseUrl, dataDir: config.dataDir,
-    poolSize: config.databasePoolSize, poolTimeoutMs: config.databasePoolTimeoutMs,
-    embedded: { durableCommits: config.embeddedDurableCommits, sharedBuffersMb: config.embeddedSharedBuffersMb },
-  }).catch((error: unknown) => {
-    throw new StartupError(`cannot open the embedded store in ${config.dataDir}: ${reasonOf(error)}`);
+  const store = await openStore(config.store).catch((error: unknown) => {
+    throw new StartupError(`cannot open the embedded store in ${config.store.dataDir}: ${reasonOf(error)}`);
   });
   if (store.kind === 'pglite') return store;
 
-  const target = describeDatabase(config.databaseUrl!);
-  const deadline = Date.now() + config.databaseConnectTimeoutMs;
+  const target = describeDatabase(config.store.databaseUrl!);
+  const deadline = Date.now() + config.store.connectTimeoutMs;
   for (let delayMs = 250, warned = false; ; delayMs = Math.min(delayMs * 2, 2000)) {
     try {
       await store.ping();
@@ -33,7 +29,7 @@ export async function connectStore(config: Readonly<Config>, logger?: WarnLogger
       const retrying = isStoreUnavailable(error) && Date.now() + delayMs < deadline;
       if (!retrying) {
         await store.close().catch(() => {});
-        const gaveUp = isStoreUnavailable(error) ? ` (gave up after ${config.databaseConnectTimeoutMs} ms, DATABASE_CONNECT_TIMEOUT_MS)` : '';
+        const gaveUp = isStoreUnavailable(error) ? ` (gave up after ${config.store.connectTimeoutMs} ms, DATABASE_CONNECT_TIMEOUT_MS)` : '';
         throw new StartupError(`cannot reach the database ${target}: ${reasonOf(error)}${gaveUp}`);
       }
       if (!warned) logger?.warn({ database: target, reason: reasonOf(error) }, 'database not reachable yet; retrying');

@@ -3,8 +3,7 @@ import { isStoreUnavailable } from '../../../platform/store/store-errors.js';
 import { AppError } from '../../../kernel/errors.js';
 import { GroupCommitter, type Outcome } from '../../../platform/group-commit.js';
 import { CredentialChangedError } from '../../auth/credential-cache.js';
-import { type FanOutRows, type QueuedEvent, planFanOut, wakeWorkers } from '../../../platform/outbox/fan-out.js';
-import { toQueuedEvents } from '../../../platform/outbox/outbox.js';
+import { type EventEnvelope, type FanOutRows, planEvents, wakeWorkers } from '../../../platform/outbox/outbox.js';
 import type { PolicyCache } from '../../policies/policies.cache.js';
 import {
   type CreateResponse, claimKeys, ExpiredKeysPurge, type IdempotentRequest, keyOf, replayLoser,
@@ -50,8 +49,8 @@ export class IngestPipeline {
       overloaded: () => new AppError('unavailable', 'The service is saturated; retry shortly', { retryAfterSeconds: 1 }),
     }, {
       maxGroupWeight: MAX_GROUP_ROWS,
-      maxPendingWeight: deps.config.ingestMaxPending,
-      maxWaitMs: deps.config.databasePoolTimeoutMs,
+      maxPendingWeight: deps.config.ingest.maxPending,
+      maxWaitMs: deps.config.store.poolTimeoutMs,
       maxInFlight: groupsInFlight(deps),
     });
   }
@@ -72,7 +71,7 @@ export class IngestPipeline {
  * two connections of the pool to the other requests.
  */
 function groupsInFlight(deps: Deps): number {
-  return deps.store.kind === 'pglite' ? 1 : Math.max(1, Math.min(4, deps.config.databasePoolSize - 2));
+  return deps.store.kind === 'pglite' ? 1 : Math.max(1, Math.min(4, deps.config.store.poolSize - 2));
 }
 
 /**
@@ -86,7 +85,7 @@ async function commitGroup(
 ): Promise<Outcome<CreateResponse>[]> {
   const now = deps.clock.now();
   let fanOut: FanOutRows | undefined;
-  let written: { interactions: number; events: QueuedEvent[] } = { interactions: 0, events: [] };
+  let written: { interactions: number; events: EventEnvelope[] } = { interactions: 0, events: [] };
   const stored = await deps.store.db.transaction().execute(async (tx) => {
     const { versions, subscriptions, validatingSignals } = await readGroupContext(tx, [...new Set(requests.map((request) => request.tenantId))].sort());
     const policies = await policyCache.enabledPolicies(tx, versions);
@@ -103,8 +102,8 @@ async function commitGroup(
 
     const writing = prepared.filter((_, i) => writes[i]);
     const interactions = writing.flatMap((p) => p.interactions);
-    const events = toQueuedEvents(writing.flatMap((p) => p.events));
-    fanOut = planFanOut(events, subscriptions);
+    const events = writing.flatMap((p) => p.events);
+    fanOut = planEvents(events, subscriptions);
     written = { interactions: interactions.length, events };
     if (interactions.length > 0) await insertIngested(tx, interactions, writing.flatMap((p) => p.alerts), fanOut, now);
     return responses.map((response, i) => (writes[i] ? response : credentialChanged[i] ? 'credential changed' : undefined));
@@ -113,7 +112,7 @@ async function commitGroup(
   // notifying commit until its WAL is flushed, which would serialise concurrent group commits.
   if (fanOut) wakeWorkers(deps.store.db).catch(() => {}); // a lost wake-up is caught by the workers' poll
   serviceMetrics.interactionsStored.inc(written.interactions);
-  for (const event of written.events) serviceMetrics.eventsEmitted.inc({ event_type: event.eventType });
+  for (const event of written.events) serviceMetrics.eventsEmitted.inc({ event_type: event.event_type });
   const keyedTenants = new Set(requests.filter((request) => request.idempotency).map((request) => request.tenantId));
   await Promise.all([...keyedTenants].map((tenantId) => purge.after(tenantId, now)));
   return Promise.all(requests.map(async (request, i): Promise<Outcome<CreateResponse>> => {

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { isStrongPassword } from '../kernel/passwords.js';
+import { ConfigError, type EnvText, invalidVariable } from './config-error.js';
+import { ENV_NAMES, type Env, schemaOf } from './env-schema.js';
+
+// What the schema cannot say, checked once it passed, each failure worded like the schema's.
+
+/** Every URL variable parses as a URL with one of its schema's protocols. */
+function checkUrls(values: Env, text: EnvText): void {
+  for (const name of ENV_NAMES) {
+    const { protocols } = schemaOf(name);
+    const value = values[name];
+    if (!protocols || typeof value !== 'string') continue;
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(value).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (!protocol || !protocols.includes(protocol)) throw invalidVariable(name, text, values);
+  }
+}
+
+/** WEBHOOK_CA_FILE is a readable file of PEM certificates. */
+function checkCaFile(values: Env, text: EnvText): void {
+  const path = values.WEBHOOK_CA_FILE;
+  if (path === undefined) return;
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'unreadable';
+    throw new ConfigError('WEBHOOK_CA_FILE', `a readable PEM file of CA certificates (${code})`, path);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw invalidVariable('WEBHOOK_CA_FILE', text, values);
+}
+
+/** BOOTSTRAP_ADMIN_PASSWORD follows the rule of every password. */
+function checkAdminPassword(values: Env, text: EnvText): void {
+  const password = values.BOOTSTRAP_ADMIN_PASSWORD;
+  if (password !== undefined && !isStrongPassword(password)) throw invalidVariable('BOOTSTRAP_ADMIN_PASSWORD', text, values);
+}
+
+/** WEBHOOK_CONCURRENCY_PER_WEBHOOK: at most WEBHOOK_CONCURRENCY; unset, min(200, WEBHOOK_CONCURRENCY). */
+function concurrencyPerWebhook(values: Env, text: EnvText): number {
+  const perWebhook = values.WEBHOOK_CONCURRENCY_PER_WEBHOOK ?? Math.min(200, values.WEBHOOK_CONCURRENCY);
+  if (perWebhook > values.WEBHOOK_CONCURRENCY) throw invalidVariable('WEBHOOK_CONCURRENCY_PER_WEBHOOK', text, values);
+  return perWebhook;
+}
+
+/** The environment the schema passed, checked further and completed: what the grouping reads. */
+export type CheckedEnv = Env & { WEBHOOK_CONCURRENCY_PER_WEBHOOK: number };
+
+export function checkEnv(values: Env, text: EnvText): CheckedEnv {
+  checkUrls(values, text);
+  checkCaFile(values, text);
+  checkAdminPassword(values, text);
+  return {
+    ...values,
+    WEBHOOK_CONCURRENCY_PER_WEBHOOK: concurrencyPerWebhook(values, text),
+    // Links are built as `${PUBLIC_BASE_URL}/path`.
+    PUBLIC_BASE_URL: values.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+  };
+}
