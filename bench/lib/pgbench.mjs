@@ -27,7 +27,7 @@ function script(rows) {
   return `${rows === 1 ? '\\set i random(0, 299)\n' : ''}begin;
 insert into interactions (tenant_id, id, timestamp, platform_id, content_hash, interaction_type, content_metadata,
   classifications, risk_score, direction, source, user_id, policy_decisions)
-select :tenant::uuid, (${UUID7})::uuid, now(), (${platforms})[g.i % 5 + 1], md5(random()::text) || md5(random()::text),
+select :tenant::uuid, (${UUID7})::uuid, date_trunc('milliseconds', now()), (${platforms})[g.i % 5 + 1], md5(random()::text) || md5(random()::text),
   'prompt', :metadata::jsonb, case when g.i % 5 = 0 then :classification::jsonb else '[]'::jsonb end, (g.i % 100) / 100.0,
   case when g.i % 4 = 0 then 'inbound' else 'outbound' end, case when g.i % 3 = 0 then 'proxy' else 'browser_extension' end,
   null, case when g.i % 100 >= 70 then :decision::jsonb else '[]'::jsonb end
