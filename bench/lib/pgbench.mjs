@@ -94,10 +94,13 @@ export async function pgbenchLimit({ url, tenantId, clients, rows, seconds }) {
     const database = new URL(url).pathname.slice(1);
     let pgbench;
     const probe = startProbe({ groups: { postgres: () => postgresPids(database), pgbench: () => (pgbench ? [pgbench.pid] : []) } });
+    let stopped;
+    // Stopped on failure too: the probe's timer would otherwise keep the bench process alive.
     const out = await run(['-n', '-M', 'prepared', '-f', file, '-c', String(clients), '-j', String(Math.min(2, clients)),
       '-T', String(seconds), '-l', `--log-prefix=${join(dir, 'tx')}`,
-      ...Object.entries(vars).flatMap(([name, value]) => ['-D', `${name}=${value}`]), url], (child) => { pgbench = child; });
-    const { cpu } = probe.stop();
+      ...Object.entries(vars).flatMap(([name, value]) => ['-D', `${name}=${value}`]), url], (child) => { pgbench = child; })
+      .finally(() => { stopped = probe.stop(); });
+    const { cpu } = stopped;
     const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1]);
     if (!Number.isFinite(tps)) throw new Error(`pgbench: no tps in its output: ${out.slice(-600)}`);
     const latencies = loggedLatencies(dir);
