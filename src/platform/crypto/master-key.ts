@@ -4,6 +4,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { StartupError } from '../../kernel/startup-error.js';
+import { fsyncPath } from '../fsync.js';
 
 /** The embedded store's master key, in its data directory when DATA_ENCRYPTION_KEY is unset. */
 export const MASTER_KEY_FILE = 'data-encryption.key';
@@ -79,20 +80,10 @@ function createKeyFile(dataDir: string, path: string): void {
   }
   try {
     linkSync(draft, path);
-    syncDirectory(dataDir);
+    fsyncPath(dataDir); // the new name survives a crash of the machine
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   } finally {
     unlinkSync(draft);
-  }
-}
-
-/** A new file's name survives a crash of the machine once its directory is synced. */
-function syncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync } from 'node:fs';
+import { existsSync, fsyncSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
+import { fsyncPath } from '../fsync.js';
 
 /** How the embedded store runs; docs/embedded-store.md gives the measurements behind the defaults. */
 export interface EmbeddedSettings {
@@ -97,13 +98,4 @@ function fsyncTree(path: string): void {
     else fsyncPath(join(path, entry.name));
   }
   fsyncPath(path);
-}
-
-function fsyncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
