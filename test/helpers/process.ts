@@ -72,6 +72,8 @@ export class ServiceProcess {
       if (ok) return;
       await new Promise((r) => setTimeout(r, 100));
     }
+    // The test fails here: a service left running would hold its port and store after the run.
+    this.child.kill('SIGKILL');
     throw new Error(`service not ready at ${url}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
   }
 
