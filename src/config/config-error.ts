@@ -15,7 +15,13 @@ export type EnvText = Partial<Record<EnvName, string>>;
  * replaced by the value of variable OTHER in `values`) and its value, or `<hidden>` for a secret.
  */
 export function invalidVariable(name: EnvName, text: EnvText, values: Readonly<Record<string, unknown>>): ConfigError {
-  const { expected, secret } = schemaOf(name);
+  const { expected, secret, protocols } = schemaOf(name);
   const wording = expected.replace(/\{(\w+)\}/g, (_, other: string) => String(values[other]));
-  return new ConfigError(name, wording, secret ? '<hidden>' : (text[name] ?? String(values[name])));
+  const shown = text[name] ?? String(values[name]);
+  return new ConfigError(name, wording, secret ? '<hidden>' : protocols ? withoutPassword(shown) : shown);
+}
+
+/** A URL's password (`scheme://user:password@host`) never reaches the message that stops the start. */
+function withoutPassword(url: string): string {
+  return url.replace(/^([^/@]*\/\/[^/@:]*):[^/@]*@/, '$1:***@');
 }

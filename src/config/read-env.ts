@@ -20,16 +20,13 @@ function parse(schema: TSchema, raw: string): unknown {
   return raw;
 }
 
-let validator: ValidateFunction<Env> | undefined;
-
-function validate(input: Record<string, unknown>): input is Env {
-  if (!validator) {
-    const ajv = new Ajv({ useDefaults: true, coerceTypes: false, allErrors: false });
-    for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword });
-    validator = ajv.compile<Env>(EnvSchema);
-  }
-  return validator(input);
+function compileSchema(): ValidateFunction<Env> {
+  const ajv = new Ajv({ useDefaults: true, coerceTypes: false, allErrors: false });
+  for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword });
+  return ajv.compile<Env>(EnvSchema);
 }
+
+const validate = compileSchema();
 
 /**
  * The declared variables of `env`, trimmed (an empty one is unset), parsed, given their
@@ -47,8 +44,8 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): { va
   }
   if (!validate(input)) {
     // `/NAME` or, for an item of a list, `/NAME/2`.
-    const name = validator?.errors?.[0]?.instancePath.split('/')[1] as EnvName | undefined;
-    if (!name) throw new Error(`the environment schema failed: ${JSON.stringify(validator?.errors)}`);
+    const name = validate.errors?.[0]?.instancePath.split('/')[1] as EnvName | undefined;
+    if (!name) throw new Error(`the environment schema failed: ${JSON.stringify(validate.errors)}`);
     throw invalidVariable(name, text, input);
   }
   return { values: input, text };

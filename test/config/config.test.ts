@@ -122,6 +122,15 @@ describe('configuration', () => {
     expect(error.message).not.toContain(value);
   });
 
+  it.each([
+    ['DATABASE_URL', 'mysql://ugs:s3cr3t-pw@db.internal:5432/ugs', 'mysql://ugs:***@db.internal:5432/ugs', 'a URL (postgres:, postgresql:)'],
+    ['SMTP_URL', 'http://mailer:s3cr3t-pw@smtp.internal', 'http://mailer:***@smtp.internal', 'a URL (smtp:, smtps:)'],
+  ])('never prints the password of a rejected URL: %s', (name, value, shown, expected) => {
+    const error = errorOf({ [name]: value });
+    expect(error.message).toBe(`Invalid configuration: ${name}="${shown}"; expected ${expected}`);
+    expect(error.message).not.toContain('s3cr3t-pw');
+  });
+
   it('refuses a per-webhook concurrency above the process concurrency', () => {
     expect(errorOf({ WEBHOOK_CONCURRENCY: '10', WEBHOOK_CONCURRENCY_PER_WEBHOOK: '11' }).message)
       .toBe('Invalid configuration: WEBHOOK_CONCURRENCY_PER_WEBHOOK="11"; expected an integer from 1 to 10');

@@ -69,11 +69,11 @@ const AUDIT_COLUMNS: CsvColumn<AuditEntry>[] = [
 
 /** The audit entries the filters select, newest first, as CSV or NDJSON; audited like any export. */
 export async function exportAuditLog(deps: Deps, ctx: RequestContext, format: ExportFormat, filters: AuditFilters): Promise<Export> {
-  parseDateRange(filters); // a bad range is refused before anything is written
+  const range = parseDateRange(filters); // a bad range is refused before anything is written
   const db = deps.store.db;
   // The export's own entry is written first, so that it is part of the file.
   const now = deps.clock.now();
   await writeAudit(db, ctx, { action: 'audit_log.exported', targetType: 'audit_log', details: { format, filters } }, now);
-  const records = await walkKeyset((request) => auditExportPage(db, ctx.tenantId, filters, request));
+  const records = await walkKeyset((request) => auditExportPage(db, ctx.tenantId, filters, range, request));
   return { fileName: exportFileName('audit-log', format, now), body: exportStream(format, records, AUDIT_COLUMNS) };
 }
