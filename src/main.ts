@@ -12,6 +12,8 @@ import { systemClock } from './kernel/clock.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './modules/tenants/bootstrap.js';
 import { SERVICE_VERSION } from './kernel/version.js';
 import { createWorkers } from './workers.js';
+import { masterKeyOf } from './platform/crypto/master-key.js';
+import { TenantKeyring } from './platform/crypto/keyring.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;
 
@@ -70,9 +72,12 @@ export async function runWorkers(config: Readonly<Config>): Promise<void> {
 
 async function openMigratedStore(config: Readonly<Config>, logger: Logger): Promise<Deps> {
   const store = await connectStore(config, logger);
-  const { applied } = await closingStoreOnFailure(store, () => migrate(store.db));
-  logger.info({ version: SERVICE_VERSION, store: store.kind, migrationsApplied: applied }, 'store ready');
-  return { config, store, clock: systemClock, lifecycle: { migrated: true, shuttingDown: false } };
+  const { applied, keyring } = await closingStoreOnFailure(store, async () => {
+    const master = masterKeyOf(config.store);
+    return { ...await migrate(store.db), keyring: new TenantKeyring(store.db, master) };
+  });
+  logger.info({ version: SERVICE_VERSION, store: store.kind, migrationsApplied: applied, masterKeyId: keyring.master.id }, 'store ready');
+  return { config, store, clock: systemClock, lifecycle: { migrated: true, shuttingDown: false }, keyring };
 }
 
 /** Runs a step of the start; if it fails, closes the store before passing the failure on. */

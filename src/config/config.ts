@@ -66,6 +66,8 @@ export interface StoreConfig {
   readonly poolTimeoutMs: number;
   /** How long a start keeps retrying to reach PostgreSQL before it exits non-zero. */
   readonly connectTimeoutMs: number;
+  /** The master key (base64) every tenant's keys are wrapped under; unset on the embedded store: its key file. */
+  readonly encryptionKey: string | undefined;
   readonly embedded: {
     /** Embedded store: a commit returns once its WAL is fsynced (docs/embedded-store.md). */
     readonly durableCommits: boolean;
@@ -100,6 +102,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     store: {
       dataDir: e.DATA_DIR, databaseUrl: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE,
       poolTimeoutMs: e.DATABASE_POOL_TIMEOUT_MS, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      encryptionKey: e.DATA_ENCRYPTION_KEY,
       embedded: { durableCommits: e.EMBEDDED_DURABLE_COMMITS, sharedBuffersMb: e.EMBEDDED_SHARED_BUFFERS_MB },
     },
     ingest: { maxPending: e.INGEST_MAX_PENDING },

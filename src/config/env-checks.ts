@@ -35,6 +35,14 @@ function checkCaFile(values: Env, text: EnvText): void {
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw invalidVariable('WEBHOOK_CA_FILE', text, values);
 }
 
+/** On PostgreSQL the master key comes from the environment: no key file is written beside a shared database. */
+function checkEncryptionKey(values: Env): void {
+  if (values.DATABASE_URL !== undefined && values.DATA_ENCRYPTION_KEY === undefined) {
+    throw new ConfigError('DATA_ENCRYPTION_KEY', '32 random bytes in base64 (openssl rand -base64 32): it is required '
+      + 'with DATABASE_URL', '');
+  }
+}
+
 /** BOOTSTRAP_ADMIN_PASSWORD follows the rule of every password. */
 function checkAdminPassword(values: Env, text: EnvText): void {
   const password = values.BOOTSTRAP_ADMIN_PASSWORD;
@@ -55,6 +63,7 @@ export function checkEnv(values: Env, text: EnvText): CheckedEnv {
   checkUrls(values, text);
   checkCaFile(values, text);
   checkAdminPassword(values, text);
+  checkEncryptionKey(values);
   return {
     ...values,
     WEBHOOK_CONCURRENCY_PER_WEBHOOK: concurrencyPerWebhook(values, text),

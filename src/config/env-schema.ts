@@ -49,6 +49,11 @@ export const EnvSchema = Type.Object({
   HOST: text('0.0.0.0'),
   DATA_DIR: text('./data'),
   DATABASE_URL: Type.Optional(url(['postgres:', 'postgresql:'])),
+  // Required with DATABASE_URL (env-checks.ts); on the embedded store a key file in DATA_DIR stands in.
+  DATA_ENCRYPTION_KEY: Type.Optional(Type.String({
+    pattern: '^\\s*[A-Za-z0-9+/_-]{43}=?\\s*$', secret: true,
+    expected: '32 random bytes in base64 (openssl rand -base64 32)',
+  })),
   DATABASE_POOL_SIZE: integer(1, 1000, 10),
   DATABASE_POOL_TIMEOUT_MS: integer(1, 600_000, 5000),
   DATABASE_CONNECT_TIMEOUT_MS: integer(0, 3_600_000, 15_000),

@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { Store } from './store/store.js';
 import type { Clock } from '../kernel/clock.js';
+import type { TenantKeyring } from './crypto/keyring.js';
 
 /** What readiness depends on besides the store answering. */
 export interface Lifecycle {
@@ -14,4 +15,6 @@ export interface Deps {
   store: Store;
   clock: Clock;
   lifecycle: Lifecycle;
+  /** The tenants' keys: detected values, webhook secrets and fingerprints are sealed and opened with them. */
+  keyring: TenantKeyring;
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { openPayload } from '../../src/platform/outbox/outbox.js';
 import pino from 'pino';
 import { DeliveryWorker } from '../../src/modules/delivery/delivery.worker.js';
 import type { Harness } from './harness.js';
@@ -43,7 +44,8 @@ export async function queuedEventIds(h: Harness, tenantId: string, webhookId: st
 /** The stored envelopes of a tenant: event id -> the `data.id` of the event (the interaction, policy, ... it is about). */
 export async function messagesOf(h: Harness, tenantId: string): Promise<Map<string, unknown>> {
   const rows = await h.db.selectFrom('webhook_messages').select(['id', 'payload']).where('tenant_id', '=', tenantId).execute();
-  return new Map(rows.map((row) => [row.id, (JSON.parse(row.payload) as { data?: { id?: unknown } }).data?.id]));
+  const keys = await h.deps.keyring.forTenant(tenantId);
+  return new Map(rows.map((row) => [row.id, (JSON.parse(openPayload(keys, row.payload)) as { data?: { id?: unknown } }).data?.id]));
 }
 
 export async function countOf(h: Harness, table: 'webhook_jobs' | 'webhook_messages' | 'webhook_deliveries', tenantId?: string) {
@@ -62,7 +64,8 @@ export async function queuedDataIds(h: Harness, tenantId: string, webhookId: str
     join webhook_messages m on m.tenant_id = j.tenant_id and m.id = j.event_id
     where j.tenant_id = ${tenantId} and j.webhook_id = ${webhookId}
     order by j.id`.execute(h.db);
-  return result.rows.map((row) => String((JSON.parse(row.payload) as { data: { id: unknown } }).data.id));
+  const keys = await h.deps.keyring.forTenant(tenantId);
+  return result.rows.map((row) => String((JSON.parse(openPayload(keys, row.payload)) as { data: { id: unknown } }).data.id));
 }
 
 /** PostgreSQL only: how many advisory lock requests of this database are waiting. */

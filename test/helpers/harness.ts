@@ -12,6 +12,8 @@ import { EVENT_TYPES } from '../../src/platform/outbox/event-types.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
 import { hashPassword } from '../../src/kernel/passwords.js';
 import { createTestStore, type TestStore } from './stores.js';
+import { testKeyring } from './keyring.js';
+import { openPayload } from '../../src/platform/outbox/outbox.js';
 
 export const TEST_PASSWORD = 'Correct-Horse-42';
 
@@ -64,7 +66,10 @@ export class Harness {
     const testStore = await createTestStore(kind);
     const config: Config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
     const clock = new AdjustableClock();
-    const deps: Deps = { config, store: testStore.store, clock, lifecycle: { migrated: false, shuttingDown: false } };
+    const deps: Deps = {
+      config, store: testStore.store, clock, lifecycle: { migrated: false, shuttingDown: false },
+      keyring: testKeyring(testStore.store.db, config.store.encryptionKey),
+    };
     await migrate(testStore.store.db);
     deps.lifecycle.migrated = true;
     // CONSOLE_OUT_DIR: the console the global setup built there instead of dist/console.
@@ -164,5 +169,6 @@ export async function capturedEvents(h: Harness, tenantId: string, eventType?: s
   let query = h.db.selectFrom('webhook_messages').select(['event_type', 'payload']).where('tenant_id', '=', tenantId);
   if (eventType) query = query.where('event_type', '=', eventType);
   const rows = await query.orderBy('created_at').orderBy('id').execute();
-  return rows.map((row) => ({ type: row.event_type, data: (JSON.parse(row.payload) as { data: Record<string, any> }).data }));
+  const keys = await h.deps.keyring.forTenant(tenantId);
+  return rows.map((row) => ({ type: row.event_type, data: (JSON.parse(openPayload(keys, row.payload)) as { data: Record<string, any> }).data }));
 }

@@ -104,7 +104,7 @@ describe.each(STORES)('create interaction [%s]', (kind) => {
         timestamp: '2001-01-01T00:00:00Z',
         policy_decisions: [{ policy_id: '00000000-0000-4000-8000-000000000001', policy_name: 'fake', action: 'block' }],
         unknown_field: 'ignored',
-        classifications: [{ ...classification('EMAIL'), confidence: 'high', validated: true }],
+        classifications: [{ ...classification('EMAIL'), confidence: 'high', validated: true, fingerprint: 'fp_chosen-by-client' }],
       }),
     });
     expect(response.statusCode).toBe(201);
@@ -114,7 +114,8 @@ describe.each(STORES)('create interaction [%s]', (kind) => {
     expect(body.timestamp.startsWith('2001')).toBe(false);
     expect(body.policy_decisions).toEqual([]);
     expect(body).not.toHaveProperty('unknown_field');
-    expect(body.classifications).toEqual([{ ...classification('EMAIL'), validated: false }]); // the service's verdict, not the client's
+    // The service's verdict and fingerprint, not the client's.
+    expect(body.classifications).toEqual([{ ...classification('EMAIL'), validated: false, fingerprint: expect.stringMatching(/^fp_[\w-]{43}$/) }]);
     expect(await countRows(h, 'interactions', other.tenantId)).toBe(0);
   });
 

@@ -1,4 +1,5 @@
 import { validate } from '@scalar/openapi-parser';
+import { testKeyring } from '../helpers/keyring.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -127,7 +128,7 @@ describe.runIf(STORES.includes('postgres'))('PostgreSQL specifics [postgres]', (
     await migrate(store.db);
     const deps = {
       config: loadConfig({ LOG_LEVEL: 'silent' }), store, clock: systemClock,
-      lifecycle: { migrated: true, shuttingDown: false },
+      lifecycle: { migrated: true, shuttingDown: false }, keyring: testKeyring(store.db),
     };
     const app = await buildApp(deps);
     try {

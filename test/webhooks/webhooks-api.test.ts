@@ -3,6 +3,7 @@ import { EVENT_TYPES } from '../../src/platform/outbox/event-types.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../helpers/https-receiver.js';
 import { STORES } from '../helpers/stores.js';
+import { openWebhookSecrets } from '../../src/modules/delivery/secrets.js';
 import { createWebhook, deliveryEnv } from '../helpers/webhooks-fixtures.js';
 
 describe.each(STORES)('webhooks API [%s]', (kind) => {
@@ -21,6 +22,11 @@ describe.each(STORES)('webhooks API [%s]', (kind) => {
   const auditOf = (t: TestTenant, action: string) =>
     h.db.selectFrom('audit_log').selectAll().where('tenant_id', '=', t.tenantId).where('action', '=', action).execute();
   const webhookRows = (t: TestTenant) => h.db.selectFrom('webhooks').selectAll().where('tenant_id', '=', t.tenantId).execute();
+  /** The tenant's only webhook as stored, its secrets decrypted with the tenant's keys. */
+  const openedRow = async (t: TestTenant) => {
+    const [row] = await webhookRows(t);
+    return openWebhookSecrets(await h.deps.keyring.forTenant(t.tenantId), row!);
+  };
 
   it('creates a webhook: 201 with the signing secret once, stored, audited', async () => {
     const t = await h.tenant();
@@ -44,7 +50,14 @@ describe.each(STORES)('webhooks API [%s]', (kind) => {
     expect(body).not.toHaveProperty('auth_token');
 
     const [row] = await webhookRows(t);
-    expect(row).toMatchObject({ id: body.id, signing_secret: body.signing_secret, auth_token: 'receiver-token-123', created_by: t.adminId });
+    expect(JSON.stringify(row)).not.toContain(body.signing_secret);
+    expect(JSON.stringify(row)).not.toContain('receiver-token-123');
+    expect(JSON.stringify(row)).not.toContain('secops');
+    expect(row).toMatchObject({ secrets_sealed: true, headers: { 'X-Team': expect.stringMatching(/^v1\./) } });
+    expect(await openedRow(t)).toMatchObject({
+      id: body.id, signing_secret: body.signing_secret, auth_token: 'receiver-token-123', headers: { 'X-Team': 'secops' },
+      created_by: t.adminId,
+    });
     const [audit] = await auditOf(t, 'webhook.created');
     expect(audit).toMatchObject({ actor_id: t.adminId, target_type: 'webhook', target_id: body.id });
     expect(audit!.details).toMatchObject({ url: receiver.url(), events: ['user.invited', 'policy.created'], header_names: ['X-Team'], has_auth_token: true });
@@ -182,7 +195,8 @@ describe.each(STORES)('webhooks API [%s]', (kind) => {
     });
     expect(response.json()).not.toHaveProperty('auth_token');
     const [row] = await webhookRows(t);
-    expect(row).toMatchObject({ auth_token: 'new-token', active: false, signing_secret: created.signing_secret });
+    expect(JSON.stringify(row)).not.toContain('new-token');
+    expect(await openedRow(t)).toMatchObject({ auth_token: 'new-token', active: false, signing_secret: created.signing_secret });
     const [audit] = await auditOf(t, 'webhook.updated');
     expect(audit!.details).toMatchObject({
       changed: ['url', 'events', 'active', 'description', 'headers', 'auth_token'],
@@ -243,7 +257,8 @@ describe.each(STORES)('webhooks API [%s]', (kind) => {
     expect(graceMs).toBeGreaterThanOrEqual(24 * 3600 * 1000 - 1000);
     expect(graceMs).toBeLessThanOrEqual(24 * 3600 * 1000 + 5000);
     const [row] = await webhookRows(t);
-    expect(row).toMatchObject({ signing_secret: rotated.signing_secret, previous_signing_secret: created.signing_secret });
+    expect(JSON.stringify(row)).not.toContain(created.signing_secret);
+    expect(await openedRow(t)).toMatchObject({ signing_secret: rotated.signing_secret, previous_signing_secret: created.signing_secret });
     const read = await h.call('GET', `/api/v1/webhooks/${created.id}`, { token: t.adminToken });
     expect(read.body).not.toContain(rotated.signing_secret);
     const [audit] = await auditOf(t, 'webhook.secret_rotated');

@@ -3,6 +3,7 @@ import type { UsersTables } from './users.js';
 import type { WebhooksTables } from './webhooks.js';
 import type { DeliveryTables } from './delivery.js';
 import type { CountsTables } from './counts.js';
+import type { ProtectionTables } from './protection.js';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 import type { Json, Timestamp } from './columns.js';
@@ -21,6 +22,8 @@ export interface TenantsTable {
   /** Days audit entries are kept (365 or more); null: forever. */
   audit_retention_days: number | null;
   validate_signals: Generated<boolean>;
+  /** `keep`: detected values are stored encrypted and returned as sent; `mask`: only their masked form is kept. */
+  signal_values: Generated<'keep' | 'mask'>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
@@ -122,7 +125,8 @@ export interface FoundationTables {
 }
 
 /** Every table: the foundation's, plus each feature's own. */
-export interface Database extends FoundationTables, UsersTables, InteractionsTables, CountsTables, WebhooksTables, DeliveryTables {}
+export interface Database extends FoundationTables, UsersTables, InteractionsTables, CountsTables, WebhooksTables, DeliveryTables,
+  ProtectionTables {}
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;

@@ -15,6 +15,19 @@ export interface Classification {
   end: number;
   /** Set by the service when the tenant validates signals: whether `value` passed its type's check. */
   validated?: boolean;
+  /** `fp_…`: the same value of the same type has the same one within a tenant (absent on rows never sealed). */
+  fingerprint?: string;
+}
+
+/**
+ * A classification as stored: the value encrypted under the tenant's data key (`sealed_value`),
+ * or only its masked form when the tenant masks values (`masked_value`). Rows written before
+ * values were sealed hold `value` in clear until the sealing pass reaches them.
+ */
+export interface StoredClassification extends Omit<Classification, 'value'> {
+  sealed_value?: string;
+  masked_value?: string;
+  value?: string;
 }
 
 /** A decision as stored on the interaction and returned by its API (events drop matched_conditions). */
@@ -43,7 +56,7 @@ export interface InteractionsTable {
   content_hash: string;
   interaction_type: InteractionType;
   content_metadata: Json<Record<string, unknown>>;
-  classifications: Json<Classification[]>;
+  classifications: Json<StoredClassification[]>;
   risk_score: number;
   direction: Direction;
   source: Source;
@@ -95,10 +108,20 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
+/** One row per distinct detected value of an interaction: finds a value's interactions without reading it. */
+export interface InteractionFingerprintsTable {
+  tenant_id: string;
+  interaction_id: string;
+  fingerprint: string;
+  timestamp: Timestamp;
+  user_id: string | null;
+}
+
 /** Table types of the interactions, policies and alerts features; merged into `Database`. */
 export interface InteractionsTables {
   interactions: InteractionsTable;
   interaction_classification_types: InteractionClassificationTypesTable;
+  interaction_fingerprints: InteractionFingerprintsTable;
   policies: PoliciesTable;
   alerts: AlertsTable;
   idempotency_keys: IdempotencyKeysTable;

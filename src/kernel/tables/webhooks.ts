@@ -17,6 +17,8 @@ export interface WebhooksTable {
   /** The secret before the last rotation; it signs beside the new one until `previous_secret_expires_at`. */
   previous_signing_secret: string | null;
   previous_secret_expires_at: Timestamp | null;
+  /** Whether the secrets, token and header values are encrypted (rows of earlier releases: not until sealed). */
+  secrets_sealed: Generated<boolean>;
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -4,6 +4,8 @@ import type { Deps } from '../../platform/deps.js';
 import { prefixedId } from '../../kernel/ids.js';
 import { Poller } from '../../platform/poller.js';
 import { JOBS_CHANNEL } from '../../platform/outbox/outbox.js';
+import { openWebhookSecrets } from './secrets.js';
+import { openPayload } from '../../platform/outbox/outbox.js';
 import { claimJobs, jobKey, releaseLeases, renewLeases, type ClaimedJob, type Lane } from './queue.js';
 import { LaneLimits } from './lanes.js';
 import { OutcomeRecorder } from './recorder.js';
@@ -162,12 +164,15 @@ export class DeliveryWorker {
 
   /** Sends one attempt and queues its outcome for recording; true when the receiver took it. */
   private async attempt(job: ClaimedJob): Promise<boolean> {
+    const keys = await this.deps.keyring.forTenant(job.tenant_id);
+    const target = openWebhookSecrets(keys, job);
+    const body = openPayload(keys, job.payload);
     const attemptedAt = this.deps.clock.now();
     const deliveryId = prefixedId('dlv', attemptedAt.getTime());
-    const headers = deliveryHeaders(job, {
-      deliveryId, eventId: job.event_id, eventType: job.event_type, body: job.payload, now: attemptedAt,
+    const headers = deliveryHeaders(target, {
+      deliveryId, eventId: job.event_id, eventType: job.event_type, body, now: attemptedAt,
     });
-    const outcome = await this.sender.send({ url: job.url, headers, body: job.payload });
+    const outcome = await this.sender.send({ url: job.url, headers, body });
     this.recorder.add({ job, deliveryId, attemptedAt, outcome });
     countAttempt(job, outcome, this.deps.clock.now());
     return outcome.success;

@@ -43,10 +43,11 @@ export async function exportInteractions(
 ): Promise<Export> {
   const criteria = listCriteriaOf(filters);
   const db = deps.store.db;
+  const keys = await deps.keyring.forTenant(ctx.tenantId);
   const records = await walkKeyset(async (request) => {
     const paging = openPage(criteria, request);
     const { rows, page } = paging.close(await pageQuery(db, ctx.tenantId, criteria, paging).execute());
-    return { rows: rows.map(toInteractionResponse), nextCursor: page.nextCursor };
+    return { rows: rows.map((row) => toInteractionResponse(row, keys)), nextCursor: page.nextCursor };
   });
   const now = deps.clock.now();
   await writeAudit(db, ctx, { action: 'interactions.exported', targetType: 'interaction', details: { format, filters } }, now);

@@ -1,8 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { InteractionsTable } from '../../kernel/tables/interactions.js';
 import type { InteractionResponse } from './interactions.schemas.js';
+import type { TenantKeys } from '../../platform/crypto/envelope.js';
+import { revealClassifications } from './detected-values.js';
 
-export function toInteractionResponse(row: Selectable<InteractionsTable>): InteractionResponse {
+/** A stored interaction as the API returns it, its detected values opened with its tenant's keys. */
+export function toInteractionResponse(row: Selectable<InteractionsTable>, keys: TenantKeys): InteractionResponse {
   return {
     id: row.id,
     tenant_id: row.tenant_id,
@@ -11,7 +14,7 @@ export function toInteractionResponse(row: Selectable<InteractionsTable>): Inter
     content_hash: row.content_hash,
     interaction_type: row.interaction_type,
     content_metadata: row.content_metadata,
-    classifications: row.classifications,
+    classifications: revealClassifications(keys, row.classifications),
     risk_score: row.risk_score,
     direction: row.direction,
     source: row.source,

@@ -1,7 +1,7 @@
 import { type Insertable, type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import type { DateRange } from '../../kernel/dates.js';
-import type { InteractionResponse } from './interactions.schemas.js';
+import type { StoredInteraction } from './detected-values.js';
 import type { AlertsTable } from '../../kernel/tables/interactions.js';
 import { type FanOutRows, outboxInserts } from '../../platform/outbox/outbox.js';
 import { jsonOf } from '../../kernel/json-once.js';
@@ -9,7 +9,7 @@ import { jsonOf } from '../../kernel/json-once.js';
 type Db = Kysely<Database> | Transaction<Database>;
 
 /**
- * Stores interactions (of any tenants), their classification types, their alerts and the
+ * Stores interactions (of any tenants), their classification types and fingerprints, their alerts and the
  * webhook messages and jobs of their events in one statement whatever their number: each table's
  * rows travel as one parameter, serialised once (interactions and alerts as JSON that the server
  * expands with `json(b)_populate_recordset`, so jsonb columns arrive as JSON, not strings in
@@ -17,7 +17,7 @@ type Db = Kysely<Database> | Transaction<Database>;
  * where `json` parsed them twice (22 % more rows/s in batches of 500).
  */
 export async function insertIngested(
-  tx: Db, interactions: readonly InteractionResponse[], alerts: readonly Insertable<AlertsTable>[],
+  tx: Db, interactions: readonly StoredInteraction[], alerts: readonly Insertable<AlertsTable>[],
   fanOut: FanOutRows | undefined, now: Date,
 ): Promise<void> {
   await sql`
@@ -35,6 +35,12 @@ export async function insertIngested(
       insert into interaction_classification_types (tenant_id, interaction_id, classification_type, timestamp)
       select distinct r.tenant_id, r.id, c.type, r.timestamp
       from new_rows r cross join lateral jsonb_to_recordset(r.classifications) as c(type text)
+    ),
+    fingerprinted as (
+      insert into interaction_fingerprints (tenant_id, interaction_id, fingerprint, timestamp, user_id)
+      select distinct r.tenant_id, r.id, c.fingerprint, r.timestamp, r.user_id
+      from new_rows r cross join lateral jsonb_to_recordset(r.classifications) as c(fingerprint text)
+      where c.fingerprint is not null
     ),
     new_alerts as (
       insert into alerts (tenant_id, id, interaction_id, policy_id, policy_name, severity, status, created_at)
@@ -59,7 +65,7 @@ export function searchQuery(db: Db, tenantId: string, contentHash: string, range
   return query.orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(limit);
 }
 
-/** Deletes the interaction (its classification-type rows go with it); its alerts stay. */
+/** Deletes the interaction (its classification-type and fingerprint rows go with it); its alerts stay. */
 export async function deleteInteractionRow(tx: Db, tenantId: string, id: string) {
   return tx.deleteFrom('interactions').where('tenant_id', '=', tenantId).where('id', '=', id)
     .returning(['id', 'content_hash', 'platform_id']).executeTakeFirst();

@@ -7,6 +7,8 @@ import {
 } from '../../kernel/vocabulary.js';
 
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+export const EXAMPLE_FINGERPRINT = 'fp_3kQ0bW9yZ2VyLWZpbmdlcnByaW50LWV4YW1wbGUtMDE';
+export const FINGERPRINT_PATTERN = '^fp_[A-Za-z0-9_-]{43}$';
 
 export const ClassificationSchema = component('Classification', Type.Object({
   type: Type.String({ minLength: 1, maxLength: LIMITS.classificationTypeLength, pattern: STORABLE_TEXT_PATTERN,
@@ -19,6 +21,10 @@ export const ClassificationSchema = component('Classification', Type.Object({
     description: 'Set by the service, ignored in input: present when the tenant validates signals (`validate_signals`); '
       + 'true when `value` passed its type\'s check (CREDIT_CARD, IBAN, NIR, SIRET, EMAIL, IP_ADDRESS), false when it '
       + 'failed or the type has no check' })),
+  fingerprint: Type.Optional(Type.String({
+    description: 'Set by the service, ignored in input: `fp_` and a keyed hash of the type and the normalised value. '
+      + 'The same value of the same type has the same fingerprint within the tenant (`GET /interactions?fingerprint=`, '
+      + '`POST /signals/lookup`); it cannot be compared across tenants nor turned back into the value' })),
 }), {
   description: 'Sensitive data a client detected in the content, by type, with its position and confidence.',
   example: { type: 'EMAIL', value: 'j***@example.com', score: 0.98, start: 12, end: 28 },
@@ -100,7 +106,7 @@ export const InteractionSchema = component('Interaction', Type.Object({
     timestamp: '2026-03-02T09:15:27.401Z',
     ...INPUT_EXAMPLE,
     // A masked value passes no check.
-    classifications: INPUT_EXAMPLE.classifications.map((c) => ({ ...c, validated: false })),
+    classifications: INPUT_EXAMPLE.classifications.map((c) => ({ ...c, validated: false, fingerprint: EXAMPLE_FINGERPRINT })),
     policy_decisions: [{ policy_id: EXAMPLE_IDS.policy, policy_name: 'No personal data to chatbots', action: 'block', matched_conditions: 2 }],
   },
 });
@@ -121,6 +127,8 @@ export const ListInteractionsQuery = Type.Object({
   end_date: Type.Optional(IsoDate),
   user_id: Type.Optional(Uuid),
   direction: Type.Optional(StringEnum(DIRECTIONS)),
+  fingerprint: Type.Optional(Type.String({ pattern: FINGERPRINT_PATTERN,
+    description: 'Interactions holding a detected value with this fingerprint' })),
   sort: Type.Optional(StringEnum(INTERACTION_SORTS, { default: '-timestamp' })),
 });
 export type ListInteractionsFilters = Static<typeof ListInteractionsQuery>;

@@ -8,6 +8,7 @@ import { parseDateRange } from '../../kernel/dates.js';
 import { type CreateResponse, findReplay, fingerprintOf, type IdempotentRequest } from './ingest/idempotency.js';
 import type { IngestPipeline, IngestRequest } from './ingest/pipeline.js';
 import { toInteractionResponse } from './interactions.mapper.js';
+import { revealClassifications } from './detected-values.js';
 import { deleteInteractionRow, findInteraction, searchQuery } from './interactions.repo.js';
 import { type ListCriteria, openPage, pageQuery } from './interactions.list.js';
 import { countInteractions } from './interactions.totals.js';
@@ -56,7 +57,8 @@ function keyed(ctx: RequestContext, key: string | undefined, fingerprint: () => 
 /** A create whose key is live replays at once, storing nothing; every other one joins the next group commit. */
 async function ingestOrReplay(deps: Deps, ingest: IngestPipeline, request: IngestRequest): Promise<CreateResponse> {
   if (request.idempotency) {
-    const replayed = await findReplay(deps.store.db, request.idempotency, deps.clock.now());
+    const keys = await deps.keyring.forTenant(request.tenantId);
+    const replayed = await findReplay(deps.store.db, request.idempotency, deps.clock.now(), keys);
     if (replayed) return replayed;
   }
   return ingest.submit(request);
@@ -78,24 +80,27 @@ export async function listInteractions(deps: Deps, ctx: RequestContext, filters:
   const listCriteria = listCriteriaOf(criteria);
   const paging = openPage(listCriteria, request);
   const db = deps.store.db;
+  const keys = await deps.keyring.forTenant(ctx.tenantId);
   const [rows, total] = await Promise.all([
     pageQuery(db, ctx.tenantId, listCriteria, paging).execute(),
     countInteractions(db, ctx.tenantId, listCriteria),
   ]);
   const { rows: pageRows, page } = paging.close(rows);
   return {
-    body: { data: pageRows.map(toInteractionResponse), total, limit: page.limit, offset: page.offset, next_cursor: page.nextCursor },
+    body: { data: pageRows.map((row) => toInteractionResponse(row, keys)), total, limit: page.limit, offset: page.offset, next_cursor: page.nextCursor },
     page,
   };
 }
 
 export async function getInteraction(deps: Deps, ctx: RequestContext, interactionId: string) {
+  const keys = await deps.keyring.forTenant(ctx.tenantId);
   const row = isUuid(interactionId) ? await findInteraction(deps.store.db, ctx.tenantId, interactionId) : undefined;
   if (!row) throw notFound('Interaction');
-  return toInteractionResponse(row);
+  return toInteractionResponse(row, keys);
 }
 
 export async function searchInteractions(deps: Deps, ctx: RequestContext, query: SearchFilters) {
+  const keys = await deps.keyring.forTenant(ctx.tenantId);
   const rows = await searchQuery(deps.store.db, ctx.tenantId, query.content_hash.toLowerCase(),
     parseDateRange(query), query.limit).execute();
   return rows.map((row) => ({
@@ -104,7 +109,7 @@ export async function searchInteractions(deps: Deps, ctx: RequestContext, query:
     content_hash: row.content_hash,
     timestamp: row.timestamp.toISOString(),
     risk_score: row.risk_score,
-    classifications: row.classifications,
+    classifications: revealClassifications(keys, row.classifications),
   }));
 }
 

@@ -10,6 +10,7 @@ import { recordAttempts } from '../delivery/history.js';
 import { requeueEvent } from '../delivery/queue.js';
 import type { Sender } from '../delivery/sender.js';
 import { deliveryHeaders } from '../delivery/signing.js';
+import { openWebhookSecrets } from '../delivery/secrets.js';
 import { findDelivery, findWebhook, listDeliveries, lockStoredEvent, toDeliveryResponse } from './webhooks.repo.js';
 
 /** The catalog's sample event of a type, with fresh ids, for a tenant at a time: what a test send delivers. */
@@ -31,8 +32,10 @@ export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId
 export async function testWebhook(
   deps: Deps, sender: Sender, sampleEvent: SampleEvent, ctx: RequestContext, webhookId: string, eventType: EventType,
 ) {
-  const webhook = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
-  if (!webhook) throw notFound('Webhook');
+  const keys = await deps.keyring.forTenant(ctx.tenantId);
+  const stored = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
+  if (!stored) throw notFound('Webhook');
+  const webhook = openWebhookSecrets(keys, stored);
   const attemptedAt = deps.clock.now();
   const envelope = sampleEvent(eventType, ctx.tenantId, attemptedAt);
   const body = JSON.stringify(envelope);

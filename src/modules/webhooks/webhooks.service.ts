@@ -7,6 +7,7 @@ import type { PageRequest } from '../../kernel/paging/pagination.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { dropQueuedJobs } from '../delivery/queue.js';
 import { newSigningSecret } from '../delivery/signing.js';
+import { openWebhookSecrets, sealWebhookSecrets } from '../delivery/secrets.js';
 import { lockSubscriptionChanges } from '../../platform/outbox/subscriptions.js';
 import {
   deleteWebhook as removeWebhook, findWebhook, listWebhooks as selectWebhooks, toWebhookResponse, withQueueDepths,
@@ -25,6 +26,10 @@ export async function createWebhook(deps: Deps, ctx: RequestContext, input: Crea
   const events = uniqueEvents(input.events);
   const now = deps.clock.now();
   const signingSecret = newSigningSecret();
+  const keys = await deps.keyring.forTenant(ctx.tenantId);
+  const sealed = sealWebhookSecrets(keys, {
+    headers, auth_token: authToken, signing_secret: signingSecret, previous_signing_secret: null,
+  });
   const row = await deps.store.db.transaction().execute(async (tx) => {
     await lockSubscriptionChanges(tx, ctx.tenantId);
     const inserted = await tx
@@ -37,10 +42,7 @@ export async function createWebhook(deps: Deps, ctx: RequestContext, input: Crea
         active: input.active ?? true,
         active_since: now,
         description: input.description ?? '',
-        headers: JSON.stringify(headers),
-        auth_token: authToken,
-        signing_secret: signingSecret,
-        previous_signing_secret: null,
+        ...sealed,
         previous_secret_expires_at: null,
         created_by: ctx.actor.type === 'user' ? ctx.actor.id : null,
         created_at: now,
@@ -58,20 +60,23 @@ export async function createWebhook(deps: Deps, ctx: RequestContext, input: Crea
     }, now);
     return inserted;
   });
-  return { ...toWebhookResponse(row, undefined), signing_secret: signingSecret };
+  return { ...toWebhookResponse(openWebhookSecrets(keys, row), undefined), signing_secret: signingSecret };
 }
 
 export async function listWebhooks(
   deps: Deps, ctx: RequestContext, filter: { active?: boolean | undefined }, request: PageRequest,
 ) {
+  const keys = await deps.keyring.forTenant(ctx.tenantId);
   const { rows, page, total } = await selectWebhooks(deps.store.db, ctx.tenantId, filter, request);
-  return { body: { webhooks: await withQueueDepths(deps.store.db, ctx.tenantId, rows), total, next_cursor: page.nextCursor }, page };
+  const webhooks = await withQueueDepths(deps.store.db, ctx.tenantId, rows.map((row) => openWebhookSecrets(keys, row)));
+  return { body: { webhooks, total, next_cursor: page.nextCursor }, page };
 }
 
 export async function getWebhook(deps: Deps, ctx: RequestContext, id: string) {
+  const keys = await deps.keyring.forTenant(ctx.tenantId);
   const row = await findWebhook(deps.store.db, ctx.tenantId, id);
   if (!row) throw notFound('Webhook');
-  const [webhook] = await withQueueDepths(deps.store.db, ctx.tenantId, [row]);
+  const [webhook] = await withQueueDepths(deps.store.db, ctx.tenantId, [openWebhookSecrets(keys, row)]);
   return webhook!;
 }
 
@@ -87,13 +92,20 @@ export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string,
   if (input.url !== undefined) patch.url = await checkWebhookUrl(deps.config, input.url);
   if (input.events !== undefined) patch.events = JSON.stringify(uniqueEvents(input.events));
   if (input.description !== undefined) patch.description = input.description;
-  if (input.headers !== undefined) patch.headers = JSON.stringify(checkCustomHeaders(input.headers));
-  if (input.auth_token !== undefined) patch.auth_token = checkAuthToken(input.auth_token);
+  const headers = input.headers === undefined ? undefined : checkCustomHeaders(input.headers);
+  const authToken = input.auth_token === undefined ? undefined : checkAuthToken(input.auth_token);
   const now = deps.clock.now();
+  const keys = await deps.keyring.forTenant(ctx.tenantId);
   const row = await deps.store.db.transaction().execute(async (tx) => {
     await lockSubscriptionChanges(tx, ctx.tenantId);
-    const current = await findWebhook(tx, ctx.tenantId, id, true);
-    if (!current) throw notFound('Webhook');
+    const stored = await findWebhook(tx, ctx.tenantId, id, true);
+    if (!stored) throw notFound('Webhook');
+    const current = openWebhookSecrets(keys, stored);
+    if (headers !== undefined || authToken !== undefined || !stored.secrets_sealed) {
+      Object.assign(patch, sealWebhookSecrets(keys, {
+        ...current, headers: headers ?? current.headers, auth_token: authToken ?? current.auth_token,
+      }));
+    }
     if (input.active !== undefined && input.active !== current.active) {
       patch.active = input.active;
       if (input.active) patch.active_since = now;
@@ -105,7 +117,8 @@ export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string,
       .where('tenant_id', '=', ctx.tenantId)
       .where('id', '=', id)
       .returningAll()
-      .executeTakeFirstOrThrow();
+      .executeTakeFirstOrThrow()
+      .then((written) => openWebhookSecrets(keys, written));
     await writeAudit(tx, ctx, {
       action: 'webhook.updated', targetType: 'webhook', targetId: id,
       details: {
@@ -140,14 +153,15 @@ export async function rotateSigningSecret(deps: Deps, ctx: RequestContext, id: s
   const now = deps.clock.now();
   const signingSecret = newSigningSecret();
   const graceEnd = new Date(now.getTime() + ROTATION_GRACE_MS);
+  const keys = await deps.keyring.forTenant(ctx.tenantId);
   await deps.store.db.transaction().execute(async (tx) => {
-    const current = await findWebhook(tx, ctx.tenantId, id, true);
-    if (!current) throw notFound('Webhook');
+    const stored = await findWebhook(tx, ctx.tenantId, id, true);
+    if (!stored) throw notFound('Webhook');
+    const current = openWebhookSecrets(keys, stored);
     await tx
       .updateTable('webhooks')
       .set({
-        signing_secret: signingSecret,
-        previous_signing_secret: current.signing_secret,
+        ...sealWebhookSecrets(keys, { ...current, signing_secret: signingSecret, previous_signing_secret: current.signing_secret }),
         previous_secret_expires_at: graceEnd,
         updated_at: now,
       })

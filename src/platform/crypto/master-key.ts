@@ -3,6 +3,7 @@ import {
   closeSync, existsSync, fchmodSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import type { StoreConfig } from '../../config/config.js';
 import { StartupError } from '../../kernel/startup-error.js';
 import { fsyncPath } from '../fsync.js';
 
@@ -86,4 +87,11 @@ function createKeyFile(dataDir: string, path: string): void {
   } finally {
     unlinkSync(draft);
   }
+}
+
+/** The process's master key: DATA_ENCRYPTION_KEY when set, else (embedded store only) the key file of DATA_DIR. */
+export function masterKeyOf(store: Pick<StoreConfig, 'encryptionKey' | 'databaseUrl' | 'dataDir'>): MasterKey {
+  if (store.encryptionKey !== undefined) return parseMasterKey(store.encryptionKey);
+  if (store.databaseUrl !== undefined) throw new MasterKeyError('DATA_ENCRYPTION_KEY is required with DATABASE_URL');
+  return loadOrCreateKeyFile(store.dataDir);
 }

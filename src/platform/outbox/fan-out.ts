@@ -7,7 +7,7 @@ export const JOBS_CHANNEL = 'webhook_jobs';
 
 type Db = Transaction<Database> | Kysely<Database>;
 
-/** An event ready to queue: `payload` is its envelope, serialised once. */
+/** An event ready to queue: `payload` is its envelope, serialised once (or a JSON string: the envelope encrypted). */
 export interface QueuedEvent {
   tenantId: string;
   id: string;
@@ -69,7 +69,8 @@ export function fanOutInserts({ messagesJson, jobs }: FanOutRows, now: Date): Ra
   return sql`
     queued_messages as (
       insert into webhook_messages (tenant_id, id, event_type, payload, created_at)
-      select m.tenant_id, m.id, m.event_type, m.payload::text, ${now}
+      select m.tenant_id, m.id, m.event_type,
+        case when json_typeof(m.payload) = 'string' then m.payload #>> '{}' else m.payload::text end, ${now}
       from json_to_recordset(${messagesJson}::json) as m(tenant_id uuid, id text, event_type text, payload json)
     ),
     queued_jobs as (

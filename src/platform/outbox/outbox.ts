@@ -4,6 +4,7 @@ import { prefixedId } from '../../kernel/ids.js';
 import { jsonOf } from '../../kernel/json-once.js';
 import { fanOut, fanOutInserts, type FanOutRows, planFanOut, type QueuedEvent } from './fan-out.js';
 import type { Subscription } from './subscriptions.js';
+import type { PayloadSealer } from './sealed-payloads.js';
 import type { EventType } from './event-types.js';
 import { serviceMetrics } from '../metrics/metrics.js';
 
@@ -46,6 +47,7 @@ export async function emitMany(tx: Db, tenantId: string, events: readonly EmitIn
 }
 
 export { JOBS_CHANNEL, wakeWorkers } from './fan-out.js';
+export { openPayload, type PayloadSealer, sealingPayloads } from './sealed-payloads.js';
 export type { FanOutRows };
 
 /**
@@ -56,21 +58,24 @@ export type { FanOutRows };
  * the commit.
  */
 export function planEvents(
-  envelopes: readonly EventEnvelope[], subscriptions: ReadonlyMap<string, readonly Subscription[]>,
+  envelopes: readonly EventEnvelope[], subscriptions: ReadonlyMap<string, readonly Subscription[]>, seal?: PayloadSealer,
 ): FanOutRows | undefined {
-  return planFanOut(toQueuedEvents(envelopes), subscriptions);
+  return planFanOut(toQueuedEvents(envelopes, seal), subscriptions);
 }
 
 /** The outbox inserts of planned rows, as common table expressions for the writer's WITH. */
 export const outboxInserts = fanOutInserts;
 
-/** The envelopes as the delivery engine queues them, each `data` serialised once. */
-function toQueuedEvents(envelopes: readonly EventEnvelope[]): QueuedEvent[] {
+/**
+ * The envelopes as the delivery engine queues them, each `data` serialised once, and encrypted
+ * when `seal` is given (as a JSON string: the base64url of a sealed text needs no escaping).
+ */
+function toQueuedEvents(envelopes: readonly EventEnvelope[], seal?: PayloadSealer): QueuedEvent[] {
   return envelopes.map((envelope) => ({
     tenantId: envelope.tenant_id,
     id: envelope.id,
     eventType: envelope.event_type,
-    payload: () => envelopeJson(envelope),
+    payload: seal ? () => `"${seal(envelope.tenant_id, envelopeJson(envelope))}"` : () => envelopeJson(envelope),
   }));
 }
 

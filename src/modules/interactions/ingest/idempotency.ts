@@ -4,6 +4,7 @@ import type { Store } from '../../../platform/store/store.js';
 import { sha256Hex } from '../../../kernel/crypto.js';
 import { AppError } from '../../../kernel/errors.js';
 import { canonicalJson } from '../../../kernel/canonical-json.js';
+import { decryptValue, encryptValue, type TenantKeys } from '../../../platform/crypto/envelope.js';
 
 // An `Idempotency-Key` makes a create repeatable for 24 h: the first response is stored in the
 // transaction that stores the create, a retry gets it back without storing anything, and the same
@@ -32,17 +33,31 @@ export function fingerprintOf(route: string, payload: unknown): string {
 
 export const expiredBefore = (now: Date) => new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
 
+// A stored response holds the detected values of the create: kept encrypted, as a JSON string.
+const RESPONSE_PURPOSE = 'idempotency.response';
+
+function sealResponse(keys: TenantKeys, body: unknown): string {
+  return encryptValue(keys, RESPONSE_PURPOSE, JSON.stringify(body));
+}
+
+/** Responses stored by releases before they were sealed are objects, read as they are. */
+function openResponse(keys: TenantKeys, stored: unknown): unknown {
+  return typeof stored === 'string' ? JSON.parse(decryptValue(keys, RESPONSE_PURPOSE, stored)) : stored;
+}
+
 /** The stored response of a live key, replayed; undefined when the key is free. */
-export async function findReplay(db: Kysely<Database>, request: IdempotentRequest, now: Date) {
+export async function findReplay(db: Kysely<Database>, request: IdempotentRequest, now: Date, keys: TenantKeys) {
   const stored = await db.selectFrom('idempotency_keys').select(['fingerprint', 'response_status', 'response_body'])
     .where('tenant_id', '=', request.tenantId).where('key', '=', request.key).where('created_at', '>=', expiredBefore(now))
     .executeTakeFirst();
-  return stored && replay(stored, request.fingerprint);
+  return stored && replay({ ...stored, response_body: openResponse(keys, stored.response_body) }, request.fingerprint);
 }
 
 /** The replay of a request that lost its key to another one committed meanwhile (or still in flight: 409). */
-export async function replayLoser(db: Kysely<Database>, request: IdempotentRequest, now: Date): Promise<CreateResponse> {
-  const replayed = await findReplay(db, request, now);
+export async function replayLoser(
+  db: Kysely<Database>, request: IdempotentRequest, now: Date, keys: TenantKeys,
+): Promise<CreateResponse> {
+  const replayed = await findReplay(db, request, now, keys);
   if (!replayed) throw new AppError('idempotency_conflict', 'Another request with this Idempotency-Key is in progress');
   return replayed;
 }
@@ -64,12 +79,13 @@ function replay(
  */
 export async function claimKeys(
   tx: Transaction<Database>, claims: ReadonlyArray<IdempotentRequest & { response: { status: number; body: unknown } }>,
-  now: Date,
+  now: Date, keys: ReadonlyMap<string, TenantKeys>,
 ): Promise<Set<string>> {
   if (claims.length === 0) return new Set();
   const rows = claims.map((claim) => ({
     tenant_id: claim.tenantId, key: claim.key, fingerprint: claim.fingerprint,
-    response_status: claim.response.status, response_body: claim.response.body, created_at: now,
+    response_status: claim.response.status, response_body: sealResponse(keys.get(claim.tenantId)!, claim.response.body),
+    created_at: now,
   }));
   const { rows: claimed } = await sql<{ tenant_id: string; key: string }>`
     insert into idempotency_keys (tenant_id, key, fingerprint, response_status, response_body, created_at)

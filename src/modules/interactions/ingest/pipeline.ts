@@ -3,7 +3,9 @@ import { isStoreUnavailable } from '../../../platform/store/store-errors.js';
 import { AppError } from '../../../kernel/errors.js';
 import { GroupCommitter, type Outcome } from '../../../platform/group-commit.js';
 import { CredentialChangedError } from '../../auth/credential-cache.js';
-import { type EventEnvelope, type FanOutRows, planEvents, wakeWorkers } from '../../../platform/outbox/outbox.js';
+import {
+  type EventEnvelope, type FanOutRows, planEvents, sealingPayloads, wakeWorkers,
+} from '../../../platform/outbox/outbox.js';
 import type { PolicyCache } from '../../policies/policies.cache.js';
 import {
   type CreateResponse, claimKeys, ExpiredKeysPurge, type IdempotentRequest, keyOf, replayLoser,
@@ -86,26 +88,28 @@ async function commitGroup(
   const now = deps.clock.now();
   let fanOut: FanOutRows | undefined;
   let written: { interactions: number; events: EventEnvelope[] } = { interactions: 0, events: [] };
+  const tenantIds = [...new Set(requests.map((request) => request.tenantId))].sort();
+  const keys = await deps.keyring.forTenants(tenantIds);
   const stored = await deps.store.db.transaction().execute(async (tx) => {
-    const { versions, subscriptions, validatingSignals } = await readGroupContext(tx, [...new Set(requests.map((request) => request.tenantId))].sort());
+    const { versions, subscriptions, validatingSignals, maskingValues } = await readGroupContext(tx, tenantIds);
     const policies = await policyCache.enabledPolicies(tx, versions);
-    const prepared = requests.map((request) =>
-      prepareIngest(request.tenantId, request.inputs, policies.get(request.tenantId)!, now, validatingSignals.has(request.tenantId)));
+    const prepared = requests.map(({ tenantId, inputs }) => prepareIngest(tenantId, inputs, policies.get(tenantId)!, now,
+      validatingSignals.has(tenantId), { keys: keys.get(tenantId)!, mode: maskingValues.has(tenantId) ? 'mask' : 'keep' }));
     const responses = requests.map((request, i) => request.respond(prepared[i]!.interactions));
     const credentialChanged = requests.map((request) =>
       request.credentialsVersion !== undefined && request.credentialsVersion !== versions.get(request.tenantId)!.credentials);
 
     const claimants = firstOfEachKey(requests);
-    const claimed = await claimKeys(tx, [...claimants].map((i) => ({ ...requests[i]!.idempotency!, response: responses[i]! })), now);
+    const claimed = await claimKeys(tx, [...claimants].map((i) => ({ ...requests[i]!.idempotency!, response: responses[i]! })), now, keys);
     const writes = requests.map((request, i) => !credentialChanged[i] && (!request.idempotency ||
       (claimants.has(i) && claimed.has(keyOf(request.tenantId, request.idempotency.key)))));
 
     const writing = prepared.filter((_, i) => writes[i]);
-    const interactions = writing.flatMap((p) => p.interactions);
+    const rows = writing.flatMap((p) => p.rows);
     const events = writing.flatMap((p) => p.events);
-    fanOut = planEvents(events, subscriptions);
-    written = { interactions: interactions.length, events };
-    if (interactions.length > 0) await insertIngested(tx, interactions, writing.flatMap((p) => p.alerts), fanOut, now);
+    fanOut = planEvents(events, subscriptions, sealingPayloads(keys));
+    written = { interactions: rows.length, events };
+    if (rows.length > 0) await insertIngested(tx, rows, writing.flatMap((p) => p.alerts), fanOut, now);
     return responses.map((response, i) => (writes[i] ? response : credentialChanged[i] ? 'credential changed' : undefined));
   });
   // Woken after the commit, not by a NOTIFY inside it: PostgreSQL holds a global lock from a
@@ -120,7 +124,7 @@ async function commitGroup(
     if (response === 'credential changed') return { ok: false, error: new CredentialChangedError() };
     if (response) return { ok: true, value: { ...response, replayed: false } };
     try {
-      return { ok: true, value: await replayLoser(deps.store.db, request.idempotency!, now) };
+      return { ok: true, value: await replayLoser(deps.store.db, request.idempotency!, now, keys.get(request.tenantId)!) };
     } catch (error) {
       return { ok: false, error };
     }

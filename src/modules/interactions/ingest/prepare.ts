@@ -8,8 +8,16 @@ import { toInteractionEventData } from '../interactions.mapper.js';
 import type { InteractionResponse } from '../interactions.schemas.js';
 import type { AlertsTable } from '../../../kernel/tables/interactions.js';
 import type { ValidInteraction } from '../interactions.validation.js';
+import type { TenantKeys } from '../../../platform/crypto/envelope.js';
+import { protectClassification, type SignalValuesMode, type StoredInteraction } from '../detected-values.js';
 
 export const HIGH_RISK_THRESHOLD = 0.8;
+
+/** How a tenant's detected values are kept: its keys and its `signal_values` setting. */
+export interface ValueProtection {
+  keys: TenantKeys;
+  mode: SignalValuesMode;
+}
 
 /** Each classification with `validated`: whether its value passed its type's check (false when there is none). */
 function withValidatedSignals(input: ValidInteraction): ValidInteraction {
@@ -22,7 +30,10 @@ function withValidatedSignals(input: ValidInteraction): ValidInteraction {
 
 /** What storing some interactions of one tenant writes: rows, alerts and events, all built in memory. */
 export interface PreparedIngest {
+  /** As the API returns them and their events carry them. */
   interactions: InteractionResponse[];
+  /** As they are stored: the detected values encrypted, or only masked. */
+  rows: StoredInteraction[];
   alerts: Insertable<AlertsTable>[];
   events: EventEnvelope[];
 }
@@ -36,19 +47,24 @@ export interface PreparedIngest {
  */
 export function prepareIngest(
   tenantId: string, inputs: readonly ValidInteraction[], policies: readonly PolicyRule[], now: Date, validateSignals: boolean,
+  protection: ValueProtection,
 ): PreparedIngest {
-  const prepared: PreparedIngest = { interactions: [], alerts: [], events: [] };
+  const prepared: PreparedIngest = { interactions: [], rows: [], alerts: [], events: [] };
   const timestamp = now.toISOString();
   for (const raw of inputs) {
     const input = validateSignals ? withValidatedSignals(raw) : raw;
+    const protectedValues = input.classifications.map((c) => protectClassification(protection.keys, protection.mode, c));
     const interaction: InteractionResponse = {
       id: uuidv7(now.getTime()),
       tenant_id: tenantId,
       timestamp,
       ...input,
+      classifications: protectedValues.map((c) => c.returned),
       policy_decisions: evaluate(policies, input),
     };
     prepared.interactions.push(interaction);
+    prepared.rows.push(protectedValues.length === 0 ? interaction
+      : { ...interaction, classifications: protectedValues.map((c) => c.stored) });
     const data = toInteractionEventData(interaction);
     prepared.events.push(toEnvelope(tenantId, { eventType: 'interaction.created', data }, now));
     if (interaction.policy_decisions.length > 0) {

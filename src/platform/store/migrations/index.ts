@@ -11,6 +11,7 @@ import * as m0009 from './0009_alert_counts.js';
 import * as m0010 from './0010_count_rollup_index.js';
 import * as m0011 from './0011_tenant_settings.js';
 import * as m0012 from './0012_high_risk_users_index.js';
+import * as m0013 from './0013_detected_values.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_count_rollup_index': m0010,
   '0011_tenant_settings': m0011,
   '0012_high_risk_users_index': m0012,
+  '0013_detected_values': m0013,
 };
