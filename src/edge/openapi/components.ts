@@ -6,7 +6,7 @@ import { AuditEntrySchema, AuditLogSchema } from '../../modules/audit/audit.sche
 import { LoginBody } from '../../modules/auth/auth.schemas.js';
 import {
   BatchBodySchema, BatchResultSchema, ClassificationSchema, InteractionInputSchema, InteractionListSchema,
-  InteractionMatchSchema, InteractionSchema, PolicyDecisionSchema,
+  InteractionMatchSchema, InteractionSchema, PolicyDecisionSchema, SignalLookupInputSchema, SignalLookupSchema,
 } from '../../modules/interactions/interactions.schemas.js';
 import {
   ConditionsSchema, CreatePolicyBody, DryRunSchema, PolicyListSchema, PolicySchema, UpdatePolicyBody,
@@ -35,7 +35,7 @@ export const COMPONENT_SCHEMAS: readonly (TSchema & { $id: string; examples: unk
   LoginBody, LoginResponse, AcceptInviteBody,
   ProbeSchema, VersionSchema, TenantSchema, UpdateTenantBody, ErasureReceiptSchema,
   InteractionInputSchema, BatchBodySchema, BatchResultSchema, InteractionSchema, InteractionListSchema,
-  InteractionMatchSchema, ClassificationSchema, PolicyDecisionSchema,
+  InteractionMatchSchema, ClassificationSchema, PolicyDecisionSchema, SignalLookupInputSchema, SignalLookupSchema,
   PolicySchema, CreatePolicyBody, UpdatePolicyBody, PolicyListSchema, ConditionsSchema, DryRunSchema,
   AlertSchema, AlertListSchema,
   UserSchema, InviteBody, UpdateUserBody, UpdateMeBody, StatusBody, ResetPasswordBody, ResetPasswordResponse, UserList,

@@ -23,7 +23,7 @@ const SORT_KEYS = {
 // The same order read from a classification type's index (its timestamp is the interaction's).
 const CLASSIFIED_KEYS = [sortKey.instant('c.timestamp'), sortKey.uuid('c.interaction_id')];
 
-/** The conditions of a list's filters on `interactions` (the classification type excepted). */
+/** The conditions of a list's filters on `interactions` (the classification type and fingerprint excepted). */
 function columnConditions(eb: ExpressionBuilder<Database, 'interactions'>, tenantId: string, criteria: ListCriteria) {
   const conditions = [eb('interactions.tenant_id', '=', tenantId)];
   if (criteria.platform_id !== undefined) conditions.push(eb('interactions.platform_id', '=', criteria.platform_id));
@@ -37,27 +37,37 @@ function columnConditions(eb: ExpressionBuilder<Database, 'interactions'>, tenan
   return conditions;
 }
 
+function classifiedAs(eb: ExpressionBuilder<Database, 'interactions'>, tenantId: string, type: string) {
+  return eb.exists(eb.selectFrom('interaction_classification_types as t').select(sql.lit(1).as('one'))
+    .where('t.tenant_id', '=', tenantId)
+    .where('t.classification_type', '=', type)
+    .whereRef('t.interaction_id', '=', 'interactions.id'));
+}
+
 /** The interactions matching a list's filters (the page query and the exact count start from it). */
 export function filteredInteractions(db: Db, tenantId: string, criteria: ListCriteria) {
   return db.selectFrom('interactions').where((eb) => {
     const conditions = columnConditions(eb, tenantId, criteria);
-    if (criteria.classification_type !== undefined) {
-      conditions.push(eb.exists(eb.selectFrom('interaction_classification_types as c').select(sql.lit(1).as('one'))
-        .where('c.tenant_id', '=', tenantId)
-        .where('c.classification_type', '=', criteria.classification_type)
-        .whereRef('c.interaction_id', '=', 'interactions.id')));
+    if (criteria.classification_type !== undefined) conditions.push(classifiedAs(eb, tenantId, criteria.classification_type));
+    if (criteria.fingerprint !== undefined) {
+      conditions.push(eb.exists(eb.selectFrom('interaction_fingerprints as f').select(sql.lit(1).as('one'))
+        .where('f.tenant_id', '=', tenantId)
+        .where('f.fingerprint', '=', criteria.fingerprint)
+        .whereRef('f.interaction_id', '=', 'interactions.id')));
     }
     return eb.and(conditions);
   });
 }
 
 /**
- * A classification type sorted by time is read from the type's index, newest (or oldest) first,
- * each entry joined to its interaction by primary key: a rare type does not walk the whole
- * tenant's time index to find a page.
+ * A fingerprint or a classification type sorted by time is read from its own index, newest (or
+ * oldest) first, each entry joined to its interaction by primary key: a rare value or type does
+ * not walk the whole tenant's time index to find a page. A fingerprint, the narrower, leads.
  */
-function drivenByClassificationType(criteria: ListCriteria): criteria is ListCriteria & { classification_type: string } {
-  return criteria.classification_type !== undefined && sortOf(criteria).endsWith('timestamp');
+function drivingIndex(criteria: ListCriteria): 'fingerprint' | 'classification_type' | undefined {
+  if (!sortOf(criteria).endsWith('timestamp')) return undefined;
+  if (criteria.fingerprint !== undefined) return 'fingerprint';
+  return criteria.classification_type !== undefined ? 'classification_type' : undefined;
 }
 
 function sortOf(criteria: ListCriteria): InteractionSort {
@@ -68,7 +78,7 @@ function keysetOf(criteria: ListCriteria): Keyset {
   const sort = sortOf(criteria);
   const field = sort.replace(/^-/, '') as keyof typeof SORT_KEYS;
   return {
-    keys: drivenByClassificationType(criteria) ? CLASSIFIED_KEYS : SORT_KEYS[field],
+    keys: drivingIndex(criteria) ? CLASSIFIED_KEYS : SORT_KEYS[field],
     direction: sort.startsWith('-') ? 'desc' : 'asc',
   };
 }
@@ -83,15 +93,28 @@ export function openPage(criteria: ListCriteria, request: PageRequest): KeysetPa
 
 /** One page of a list, in the sort's total order (plus one row: is there a next page?). */
 export function pageQuery(db: Db, tenantId: string, criteria: ListCriteria, page: KeysetPage) {
-  if (!drivenByClassificationType(criteria)) {
-    return page.apply(filteredInteractions(db, tenantId, criteria).selectAll('interactions'));
+  const driving = drivingIndex(criteria);
+  if (driving === 'fingerprint') {
+    const { fingerprint, ...others } = criteria as ListCriteria & { fingerprint: string };
+    const matching = db.selectFrom('interaction_fingerprints as c')
+      .innerJoin('interactions', (join) => join.onRef('interactions.tenant_id', '=', 'c.tenant_id')
+        .onRef('interactions.id', '=', 'c.interaction_id'))
+      .where('c.tenant_id', '=', tenantId)
+      .where('c.fingerprint', '=', fingerprint)
+      .where((eb) => eb.and([...columnConditions(eb, tenantId, others),
+        ...(others.classification_type === undefined ? [] : [classifiedAs(eb, tenantId, others.classification_type)])]))
+      .selectAll('interactions');
+    return page.apply(matching);
   }
-  const classified = db.selectFrom('interaction_classification_types as c')
-    .innerJoin('interactions', (join) => join.onRef('interactions.tenant_id', '=', 'c.tenant_id')
-      .onRef('interactions.id', '=', 'c.interaction_id'))
-    .where('c.tenant_id', '=', tenantId)
-    .where('c.classification_type', '=', criteria.classification_type)
-    .where((eb) => eb.and(columnConditions(eb, tenantId, criteria)))
-    .selectAll('interactions');
-  return page.apply(classified);
+  if (driving === 'classification_type') {
+    const classified = db.selectFrom('interaction_classification_types as c')
+      .innerJoin('interactions', (join) => join.onRef('interactions.tenant_id', '=', 'c.tenant_id')
+        .onRef('interactions.id', '=', 'c.interaction_id'))
+      .where('c.tenant_id', '=', tenantId)
+      .where('c.classification_type', '=', criteria.classification_type!)
+      .where((eb) => eb.and(columnConditions(eb, tenantId, criteria)))
+      .selectAll('interactions');
+    return page.apply(classified);
+  }
+  return page.apply(filteredInteractions(db, tenantId, criteria).selectAll('interactions'));
 }

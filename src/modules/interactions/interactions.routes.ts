@@ -12,8 +12,9 @@ import { errorResponses, NoContent, ref } from '../../kernel/schemas.js';
 import type { CreateResponse } from './ingest/idempotency.js';
 import {
   BatchBodySchema, BatchBodyValidated, BatchResultSchema, InteractionInputSchema, InteractionListSchema, InteractionParams,
-  InteractionSchema, ListInteractionsQuery, SearchQuery, SearchResultSchema,
+  InteractionSchema, ListInteractionsQuery, SearchQuery, SearchResultSchema, SignalLookupInputSchema, SignalLookupSchema,
 } from './interactions.schemas.js';
+import { lookupSignal } from './signal-lookup.js';
 import {
   createBatch, createInteraction, deleteInteraction, getInteraction, listInteractions, searchInteractions,
 } from './interactions.service.js';
@@ -100,6 +101,19 @@ export const interactionsRoutes: FastifyPluginAsyncTypebox<InteractionsRoutesOpt
       response: { 200: SearchResultSchema },
     },
   }, async (request) => searchInteractions(deps, request.ctx, request.query));
+
+  app.post('/signals/lookup', {
+    config: { access: READERS },
+    schema: {
+      tags: ['interactions'],
+      operationId: 'lookupSignal',
+      summary: 'Find where a detected value was seen',
+      description: 'Turns a value into its fingerprint (keyed per tenant, nothing is stored) and says how many '
+        + 'interactions hold it, from how many user ids, first and last seen. `GET /interactions?fingerprint=` lists them.',
+      body: ref(SignalLookupInputSchema),
+      response: { 200: ref(SignalLookupSchema) },
+    },
+  }, async (request) => lookupSignal(deps, request.ctx, request.body));
 
   app.get('/interactions/:interaction_id', {
     config: { access: READERS },

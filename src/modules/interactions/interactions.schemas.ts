@@ -170,3 +170,29 @@ export const InteractionMatchSchema = component('InteractionMatch', Type.Object(
 export const SearchResultSchema = Type.Array(ref(InteractionMatchSchema));
 
 export const InteractionParams = Type.Object({ interaction_id: Type.String({ maxLength: 100 }) });
+
+export const SignalLookupInputSchema = component('SignalLookupRequest', Type.Object({
+  type: Type.String({ minLength: 1, maxLength: LIMITS.classificationTypeLength, pattern: STORABLE_TEXT_PATTERN,
+    description: 'The classification type, as clients send it (EMAIL, CREDIT_CARD, IBAN...); compared in upper case' }),
+  value: Type.String({ minLength: 1, maxLength: LIMITS.classificationValueLength, pattern: STORABLE_TEXT_PATTERN,
+    description: 'The value, written any way its type allows (spaces, dashes, case): it is normalised as at ingest' }),
+}, { additionalProperties: false }), {
+  description: 'A detected value to look for: it is turned into its fingerprint and never stored.',
+  example: { type: 'IBAN', value: 'FR76 3000 6000 0112 3456 7890 189' },
+});
+export type SignalLookupInput = Static<typeof SignalLookupInputSchema>;
+
+export const SignalLookupSchema = component('SignalLookup', Type.Object({
+  fingerprint: Type.String({ description: 'The value\'s fingerprint in this tenant: the `fingerprint` list filter takes it' }),
+  interactions: Type.Integer({ minimum: 0, description: 'Interactions holding the value' }),
+  users: Type.Integer({ minimum: 0, description: 'Distinct user ids among them (interactions without one are not counted)' }),
+  first_seen: Nullable(IsoDate),
+  last_seen: Nullable(IsoDate),
+}), {
+  description: 'Where a detected value was seen in the tenant; zero counts and null dates when never.',
+  example: {
+    fingerprint: EXAMPLE_FINGERPRINT, interactions: 3, users: 2,
+    first_seen: '2026-03-02T09:15:27.401Z', last_seen: '2026-03-05T16:40:02.118Z',
+  },
+});
+export type SignalLookup = Static<typeof SignalLookupSchema>;

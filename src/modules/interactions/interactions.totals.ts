@@ -10,11 +10,13 @@ type Db = Kysely<Database> | Transaction<Database>;
  * The exact number of interactions matching a list's filters, in one statement (one snapshot):
  * the whole hours (as months, days and hours) and whole risk buckets are summed from
  * interaction_counts, the partial hours at the range's ends and the partial risk buckets are
- * counted row by row from the indexes (docs/interaction-counts.md). A `user_id` filter, which no
- * aggregate has, is counted from its own index.
+ * counted row by row from the indexes (docs/interaction-counts.md). A `user_id` or `fingerprint`
+ * filter, which no aggregate has, is counted from its own index.
  */
 export function countQuery(db: Db, tenantId: string, criteria: ListCriteria) {
-  if (criteria.user_id !== undefined) return db.selectNoFrom(rowCount(db, tenantId, criteria).as('total'));
+  if (criteria.user_id !== undefined || criteria.fingerprint !== undefined) {
+    return db.selectNoFrom(rowCount(db, tenantId, criteria).as('total'));
+  }
   const time = splitTime(criteria.range.start, criteria.range.end);
   const risk = splitRisk(criteria.risk_score_min, criteria.risk_score_max);
   const parts: RawBuilder<unknown>[] = time.edges.map((edge) =>

@@ -11,6 +11,7 @@ export interface TenantSettings {
   retention_days: number | null;
   audit_retention_days: number | null;
   validate_signals: boolean;
+  signal_values: 'keep' | 'mask';
   created_at: string;
   updated_at: string;
 }
@@ -20,9 +21,10 @@ export interface TenantSettingsInput {
   retention_days?: number | null;
   audit_retention_days?: number | null;
   validate_signals?: boolean;
+  signal_values?: 'keep' | 'mask';
 }
 
-const SETTINGS = ['name', 'retention_days', 'audit_retention_days', 'validate_signals'] as const;
+const SETTINGS = ['name', 'retention_days', 'audit_retention_days', 'validate_signals', 'signal_values'] as const;
 
 export async function getTenantSettings(deps: Deps, ctx: RequestContext): Promise<TenantSettings> {
   const tenant = await deps.store.db.selectFrom('tenants').selectAll().where('id', '=', ctx.tenantId).executeTakeFirstOrThrow();
@@ -60,7 +62,7 @@ export async function updateTenantSettings(deps: Deps, ctx: RequestContext, inpu
 
 function toSettings(tenant: {
   id: string; name: string; retention_days: number | null; audit_retention_days: number | null;
-  validate_signals: boolean; created_at: Date; updated_at: Date;
+  validate_signals: boolean; signal_values: 'keep' | 'mask'; created_at: Date; updated_at: Date;
 }): TenantSettings {
   return {
     id: tenant.id,
@@ -68,6 +70,7 @@ function toSettings(tenant: {
     retention_days: tenant.retention_days,
     audit_retention_days: tenant.audit_retention_days,
     validate_signals: tenant.validate_signals,
+    signal_values: tenant.signal_values,
     created_at: tenant.created_at.toISOString(),
     updated_at: tenant.updated_at.toISOString(),
   };

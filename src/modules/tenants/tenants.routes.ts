@@ -25,7 +25,8 @@ export const tenantRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
       tags,
       operationId: 'updateTenant',
       summary: "Change the tenant's settings",
-      description: 'Changes the settings given (name, `retention_days`, `audit_retention_days`, `validate_signals`); '
+      description: 'Changes the settings given (name, `retention_days`, `audit_retention_days`, `validate_signals`, '
+        + '`signal_values`); '
         + 'the others keep their value. Each change is audited with its old and new value.',
       body: ref(UpdateTenantBody),
       response: { 200: ref(TenantSchema) },

@@ -1,0 +1,30 @@
+import type { Deps } from '../../platform/deps.js';
+import type { RequestContext } from '../../kernel/context.js';
+import { signalFingerprint } from '../../platform/crypto/signal-values.js';
+import type { SignalLookup, SignalLookupInput } from './interactions.schemas.js';
+
+/**
+ * Where a detected value was seen in the tenant, found by its fingerprint without reading any
+ * stored value: one index-only range of interaction_fingerprints (one row per interaction).
+ */
+export async function lookupSignal(deps: Deps, ctx: RequestContext, input: SignalLookupInput): Promise<SignalLookup> {
+  const keys = await deps.keyring.forTenant(ctx.tenantId);
+  const fingerprint = signalFingerprint(keys, input.type, input.value);
+  const seen = await deps.store.db.selectFrom('interaction_fingerprints')
+    .select((eb) => [
+      eb.fn.countAll<string>().as('interactions'),
+      eb.fn.count<string>('user_id').distinct().as('users'),
+      eb.fn.min('timestamp').as('first_seen'),
+      eb.fn.max('timestamp').as('last_seen'),
+    ])
+    .where('tenant_id', '=', ctx.tenantId)
+    .where('fingerprint', '=', fingerprint)
+    .executeTakeFirstOrThrow();
+  return {
+    fingerprint,
+    interactions: Number(seen.interactions),
+    users: Number(seen.users),
+    first_seen: seen.first_seen ? new Date(seen.first_seen).toISOString() : null,
+    last_seen: seen.last_seen ? new Date(seen.last_seen).toISOString() : null,
+  };
+}
