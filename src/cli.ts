@@ -69,6 +69,23 @@ function program(run: (work: () => Promise<number | 'running'>) => void): Comman
         ...(options.adminPassword ? {} : { admin_password: password }),
       }, null, 2)}\n`);
     })));
+  const keys = cli.command('keys').description('manage the data encryption key (docs/data-protection.md)');
+  keys.command('rotate')
+    .description('wrap every tenant\'s keys under a new master key; the current one keeps working until `keys retire`')
+    .option('--new-key <base64>', 'the new key (32 random bytes in base64, or - to read it from standard input); '
+      + 'on the embedded store without DATA_ENCRYPTION_KEY: generated when left out, and written to the key file')
+    .action((options: { newKey?: string }) => run(() => withStore(async (store) => {
+      await migrate(store.db);
+      const { rotateKeys } = await import('./key-commands.js');
+      process.stdout.write(`${await rotateKeys(store, loadConfig().store, options.newKey)}\n`);
+    })));
+  keys.command('retire')
+    .description('delete the wrappings under the previous master key, once every process runs with the new one')
+    .action(() => run(() => withStore(async (store) => {
+      await migrate(store.db);
+      const { retireKeys } = await import('./key-commands.js');
+      process.stdout.write(`${await retireKeys(store, loadConfig().store)}\n`);
+    })));
   return cli;
 }
 

@@ -6,6 +6,7 @@ import { DeliveryWorker } from './modules/delivery/delivery.worker.js';
 import { RetentionWorker } from './modules/delivery/history-purge.js';
 import { CountsCompactionWorker } from './modules/counts/compaction.js';
 import { DataRetentionWorker } from './modules/retention/data-retention.js';
+import { LegacySealingWorker } from './modules/data-protection/legacy-sealing.js';
 
 /** Something that runs beside the API until stopped. */
 export interface BackgroundWorker {
@@ -33,5 +34,6 @@ export function createWorkers(deps: Deps, logger: Logger, options: WorkerOptions
     new RetentionWorker(deps, logger.child({ worker: 'retention' }), { intervalMs: options.retentionIntervalMs }),
     new CountsCompactionWorker(deps, logger.child({ worker: 'counts' }), options.pollIntervalMs),
     new DataRetentionWorker(deps, logger.child({ worker: 'data-retention' }), options.dataRetentionIntervalMs),
+    new LegacySealingWorker(deps, logger.child({ worker: 'sealing' })),
   ];
 }

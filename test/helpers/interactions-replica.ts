@@ -1,4 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { testKeyring } from './keyring.js';
 import { buildApp } from '../../src/app.js';
 import type { Deps } from '../../src/platform/deps.js';
 import { openStore } from '../../src/platform/store/store.js';
@@ -16,7 +17,8 @@ export interface Replica {
  */
 export async function startReplica(h: Harness): Promise<Replica> {
   const ownStore = h.kind === 'postgres' ? await openStore({ databaseUrl: h.databaseUrl, poolSize: 2 }) : undefined;
-  const deps: Deps = { ...h.deps, store: ownStore ?? h.deps.store, lifecycle: { migrated: true, shuttingDown: false } };
+  const store = ownStore ?? h.deps.store;
+  const deps: Deps = { ...h.deps, store, lifecycle: { migrated: true, shuttingDown: false }, keyring: testKeyring(store.db) };
   const app = await buildApp(deps);
   await app.ready();
   return {

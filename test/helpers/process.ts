@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { TEST_MASTER_KEY } from './keyring.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,8 +43,10 @@ export class ServiceProcess {
   }
 
   static start(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): ServiceProcess {
+    // On PostgreSQL a process needs the master key; the tests' one, unless the test sets its own (or '' for none).
+    const key = env.DATABASE_URL && !('DATA_ENCRYPTION_KEY' in env) ? { DATA_ENCRYPTION_KEY: TEST_MASTER_KEY } : {};
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...key, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       cwd: options.cwd,
     });

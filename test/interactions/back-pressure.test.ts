@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { testKeyring } from '../helpers/keyring.js';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +32,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('back-pressure on a saturated st
       LOG_LEVEL: 'silent', INGEST_MAX_PENDING: String(MAX_PENDING), DATABASE_POOL_TIMEOUT_MS: String(WAIT_MS), DATABASE_POOL_SIZE: '2',
     };
     store = await openStore({ databaseUrl: h.databaseUrl, poolSize: 2, poolTimeoutMs: WAIT_MS });
-    deps = { ...h.deps, config: loadConfig(env), store, lifecycle: { migrated: true, shuttingDown: false } };
+    deps = { ...h.deps, config: loadConfig(env), store, lifecycle: { migrated: true, shuttingDown: false }, keyring: testKeyring(store.db) };
     services = buildServices(deps);
     app = await buildApp(deps, { services });
     await app.ready();

@@ -126,7 +126,7 @@ export class DataRetentionWorker {
     for (const run of runs) this.logger.info(run, 'data retention applied');
     // The embedded store has no autovacuum: make the deleted rows' space reusable.
     if (runs.length > 0 && this.deps.store.kind === 'pglite') {
-      await sql`vacuum interactions, interaction_classification_types, alerts, audit_log`.execute(this.deps.store.db);
+      await sql`vacuum interactions, interaction_classification_types, interaction_fingerprints, alerts, audit_log`.execute(this.deps.store.db);
     }
     return false;
   }

@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import {
-  closeSync, existsSync, fchmodSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync,
+  closeSync, existsSync, fchmodSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync,
+  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import type { StoreConfig } from '../../config/config.js';
@@ -94,4 +95,26 @@ export function masterKeyOf(store: Pick<StoreConfig, 'encryptionKey' | 'database
   if (store.encryptionKey !== undefined) return parseMasterKey(store.encryptionKey);
   if (store.databaseUrl !== undefined) throw new MasterKeyError('DATA_ENCRYPTION_KEY is required with DATABASE_URL');
   return loadOrCreateKeyFile(store.dataDir);
+}
+
+/** A new random master key. */
+export function generateMasterKey(): MasterKey {
+  const key = randomBytes(MASTER_KEY_BYTES);
+  return { id: masterKeyId(key), key };
+}
+
+/** Replaces the key file of `dataDir` with `master`, whole or not at all (a draft synced, then renamed over it). */
+export function replaceKeyFile(dataDir: string, master: MasterKey): void {
+  const path = join(dataDir, MASTER_KEY_FILE);
+  const draft = `${path}.${randomBytes(8).toString('hex')}.tmp`;
+  const fd = openSync(draft, 'wx', KEY_FILE_MODE);
+  try {
+    fchmodSync(fd, KEY_FILE_MODE);
+    writeSync(fd, `${master.key.toString('base64')}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(draft, path);
+  fsyncPath(dataDir);
 }

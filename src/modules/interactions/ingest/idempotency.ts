@@ -36,7 +36,7 @@ export const expiredBefore = (now: Date) => new Date(now.getTime() - IDEMPOTENCY
 // A stored response holds the detected values of the create: kept encrypted, as a JSON string.
 const RESPONSE_PURPOSE = 'idempotency.response';
 
-function sealResponse(keys: TenantKeys, body: unknown): string {
+export function sealIdempotentResponse(keys: TenantKeys, body: unknown): string {
   return encryptValue(keys, RESPONSE_PURPOSE, JSON.stringify(body));
 }
 
@@ -84,7 +84,7 @@ export async function claimKeys(
   if (claims.length === 0) return new Set();
   const rows = claims.map((claim) => ({
     tenant_id: claim.tenantId, key: claim.key, fingerprint: claim.fingerprint,
-    response_status: claim.response.status, response_body: sealResponse(keys.get(claim.tenantId)!, claim.response.body),
+    response_status: claim.response.status, response_body: sealIdempotentResponse(keys.get(claim.tenantId)!, claim.response.body),
     created_at: now,
   }));
   const { rows: claimed } = await sql<{ tenant_id: string; key: string }>`
