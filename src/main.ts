@@ -12,12 +12,13 @@ import { systemClock } from './kernel/clock.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './modules/tenants/bootstrap.js';
 import { SERVICE_VERSION } from './kernel/version.js';
 import { createWorkers } from './workers.js';
+import { logRedaction } from './edge/log-redaction.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;
 
 /** config -> store -> migrate -> bootstrap -> app -> listen, then workers; drains on SIGTERM/SIGINT. */
 export async function serve(config: Readonly<Config>): Promise<void> {
-  const logger = pino({ level: config.server.logLevel });
+  const logger = pino({ level: config.server.logLevel, ...logRedaction });
   const deps = await openMigratedStore(config, logger);
   const { store } = deps;
 
@@ -54,7 +55,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
  * PostgreSQL. Stops on SIGTERM/SIGINT once the attempts in flight are recorded.
  */
 export async function runWorkers(config: Readonly<Config>): Promise<void> {
-  const logger = pino({ level: config.server.logLevel });
+  const logger = pino({ level: config.server.logLevel, ...logRedaction });
   const deps = await openMigratedStore(config, logger);
   const workers = await closingStoreOnFailure(deps.store, async () => createWorkers(deps, logger));
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
