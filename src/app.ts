@@ -1,12 +1,14 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
+import type { DestinationStream } from 'pino';
 import type { Deps } from './platform/deps.js';
 import { buildServices, type Services } from './services.js';
 import { COMPONENT_SCHEMAS } from './edge/openapi/components.js';
 import { freshSample } from './edge/event-catalog/event-samples.js';
 import { authenticate } from './modules/auth/authenticate.js';
 import { registerErrorHandling } from './edge/errors.js';
+import { logRedaction } from './edge/log-redaction.js';
 import { registerOpenApi } from './edge/openapi/openapi.js';
 import { registerConsole } from './edge/console.js';
 import { registerReferencePage } from './edge/openapi/reference-page.js';
@@ -29,6 +31,8 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 
 export interface AppOptions {
   logLevel?: string;
+  /** Where the log lines go (default: standard output). */
+  logStream?: DestinationStream;
   /** The built console to serve at `/` (default: dist/console); without one, `/` redirects to the reference. */
   consoleDir?: string;
   /** The per-app services (default: built for this app by `buildServices`). */
@@ -41,7 +45,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const app = Fastify({
     logger: {
       level: options.logLevel ?? deps.config.server.logLevel,
-      redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.key'],
+      ...logRedaction,
+      ...(options.logStream && { stream: options.logStream }),
     },
     bodyLimit: deps.config.server.bodyLimitBytes,
     requestIdHeader: 'x-request-id',

@@ -14,12 +14,13 @@ import { SERVICE_VERSION } from './kernel/version.js';
 import { createWorkers } from './workers.js';
 import { masterKeyOf } from './platform/crypto/master-key.js';
 import { TenantKeyring } from './platform/crypto/keyring.js';
+import { logRedaction } from './edge/log-redaction.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;
 
 /** config -> store -> migrate -> bootstrap -> app -> listen, then workers; drains on SIGTERM/SIGINT. */
 export async function serve(config: Readonly<Config>): Promise<void> {
-  const logger = pino({ level: config.server.logLevel });
+  const logger = pino({ level: config.server.logLevel, ...logRedaction });
   const deps = await openMigratedStore(config, logger);
   const { store } = deps;
 
@@ -56,7 +57,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
  * PostgreSQL. Stops on SIGTERM/SIGINT once the attempts in flight are recorded.
  */
 export async function runWorkers(config: Readonly<Config>): Promise<void> {
-  const logger = pino({ level: config.server.logLevel });
+  const logger = pino({ level: config.server.logLevel, ...logRedaction });
   const deps = await openMigratedStore(config, logger);
   const workers = await closingStoreOnFailure(deps.store, async () => createWorkers(deps, logger));
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {

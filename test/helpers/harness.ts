@@ -1,6 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import pino from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import { buildApp } from '../../src/app.js';
+import { logRedaction } from '../../src/edge/log-redaction.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { Deps } from '../../src/platform/deps.js';
 import { migrate } from '../../src/platform/store/migrate.js';
@@ -29,6 +30,8 @@ export interface HarnessOptions {
    * them. Its receiver does not exist: use it only without workers.
    */
   captureEvents?: boolean;
+  /** Where the app's and the workers' log lines go (default: standard output; LOG_LEVEL is `silent` unless set in env). */
+  logStream?: DestinationStream;
 }
 
 export interface TestTenant {
@@ -73,11 +76,11 @@ export class Harness {
     await migrate(testStore.store.db);
     deps.lifecycle.migrated = true;
     // CONSOLE_OUT_DIR: the console the global setup built there instead of dist/console.
-    const app = await buildApp(deps, { consoleDir: process.env.CONSOLE_OUT_DIR });
+    const app = await buildApp(deps, { consoleDir: process.env.CONSOLE_OUT_DIR, logStream: options.logStream });
     await app.ready();
     if (options.captureEvents && options.workers) throw new Error('captureEvents is for harnesses without workers');
     const workers = options.workers
-      ? createWorkers(deps, pino({ level: config.server.logLevel }), { pollIntervalMs: 50, ...options.workerOptions })
+      ? createWorkers(deps, pino({ level: config.server.logLevel, ...logRedaction }, options.logStream), { pollIntervalMs: 50, ...options.workerOptions })
       : [];
     for (const worker of workers) await worker.start();
     return new Harness(kind, app, deps, clock, testStore, workers, options.captureEvents ?? false);
