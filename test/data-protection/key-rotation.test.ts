@@ -73,7 +73,7 @@ describe('rotation of the master key', () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
-  it.runIf(process.env.TEST_DATABASE_URL)('on PostgreSQL: rotate while the service runs, restart on the new key, retire the old one', async () => {
+  it.runIf(process.env.TEST_DATABASE_URL)('on PostgreSQL: rotate while the service runs, restart on the new key, retire the old one', { timeout: 240_000 }, async () => {
     const database = await createPostgresDatabase();
     cleanups.push(database.drop);
     const [oldKey, nextKey] = [newKey(), newKey()];
@@ -119,7 +119,7 @@ describe('rotation of the master key', () => {
     await removed.proc.stop();
   });
 
-  it('on the embedded store: the key file is made at first start (0600), and `keys rotate` replaces it', async () => {
+  it('on the embedded store: the key file is made at first start (0600), and `keys rotate` replaces it', { timeout: 240_000 }, async () => {
     const dataDir = tempDir();
     const keyFile = join(dataDir, 'data-encryption.key');
     const first = await startService({ DATA_DIR: dataDir });

@@ -42,10 +42,11 @@ export class ServiceProcess {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   }
 
-  static start(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): ServiceProcess {
+  /** `options.cli`: another build's CLI (an earlier release), instead of this one's. */
+  static start(args: string[], env: Record<string, string>, options: { cwd?: string; cli?: string } = {}): ServiceProcess {
     // On PostgreSQL a process needs the master key; the tests' one, unless the test sets its own (or '' for none).
     const key = env.DATABASE_URL && !('DATA_ENCRYPTION_KEY' in env) ? { DATA_ENCRYPTION_KEY: TEST_MASTER_KEY } : {};
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...key, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       cwd: options.cwd,

@@ -77,13 +77,13 @@ const BATCHES: Record<Step, (deps: Deps, position: string | undefined) => Promis
 
   'idempotency-responses': async (deps) => {
     const { rows } = await sql<{ tenant_id: string; key: string; response_body: unknown }>`
-      select tenant_id, key, response_body from idempotency_keys where jsonb_typeof(response_body) = 'object'
+      select tenant_id, key, response_body from idempotency_keys where json_typeof(response_body) = 'object'
       limit ${BATCH}`.execute(deps.store.db);
     const keys = await deps.keyring.forTenants(rows.map((row) => row.tenant_id));
     for (const row of rows) {
       const sealed = sealIdempotentResponse(keys.get(row.tenant_id)!, row.response_body);
-      await sql`update idempotency_keys set response_body = to_jsonb(${sealed}::text)
-        where tenant_id = ${row.tenant_id} and key = ${row.key} and jsonb_typeof(response_body) = 'object'`.execute(deps.store.db);
+      await sql`update idempotency_keys set response_body = to_json(${sealed}::text)
+        where tenant_id = ${row.tenant_id} and key = ${row.key} and json_typeof(response_body) = 'object'`.execute(deps.store.db);
     }
     return { sealed: rows.length, next: rows.length === BATCH ? '' : undefined };
   },

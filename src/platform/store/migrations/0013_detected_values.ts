@@ -28,7 +28,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     interaction_id uuid not null,
     fingerprint text not null,
     timestamp timestamptz not null,
-    user_id text,
+    user_id uuid,
     constraint interaction_fingerprints_pk primary key (tenant_id, interaction_id, fingerprint),
     constraint interaction_fingerprints_interaction_fk foreign key (tenant_id, interaction_id)
       references interactions (tenant_id, id) on delete cascade

@@ -1,0 +1,39 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './process.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT }).toString().trim();
+
+/** The commit of the release before `path` was added: the build an upgrade to it starts from. */
+export function releaseBefore(path: string): string {
+  const added = git('log', '--diff-filter=A', '--format=%H', '--', path).split('\n').at(-1);
+  if (!added) throw new Error(`${path} is not in the history`);
+  return git('rev-parse', `${added}^`);
+}
+
+/**
+ * That commit's server, built in a checkout of its own (its dependencies are this build's: the
+ * lockfile must be the same). Returns its CLI and a function that removes the checkout.
+ */
+export function buildRelease(commit: string): { cli: string; remove: () => void } {
+  const dir = join(tempDir('ugs-release-'), 'checkout');
+  git('worktree', 'add', '--detach', dir, commit);
+  const remove = () => {
+    git('worktree', 'remove', '--force', dir);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const lockfileChanged = git('diff', '--name-only', commit, 'HEAD', '--', 'package-lock.json') !== '';
+    if (lockfileChanged) throw new Error(`the dependencies changed since ${commit}: this helper reuses this build's`);
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: dir });
+    const cli = join(dir, 'dist/cli.js');
+    if (!existsSync(cli)) throw new Error(`the build of ${commit} has no dist/cli.js`);
+    return { cli, remove };
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
