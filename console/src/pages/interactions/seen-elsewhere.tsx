@@ -16,7 +16,10 @@ export function SeenElsewhere({ fingerprint, type, value }: { fingerprint: strin
   });
   return (
     <>
-      <button type="button" className="button link" onClick={() => setOpen(true)}>Seen elsewhere</button>
+      {/* Several rows have this button: its name says which value it is for. */}
+      <button type="button" className="button link" aria-label={`Seen elsewhere: ${type} ${value}`.trim()} onClick={() => setOpen(true)}>
+        Seen elsewhere
+      </button>
       <Dialog title="Seen elsewhere" open={open} onClose={() => setOpen(false)}>
         <p className="muted">
           Interactions holding this {type} value{value ? <> (<code>{value}</code>)</> : null}, this one included, however it was written.
