@@ -25,13 +25,16 @@ describe.skipIf(!chromiumFound)('console accessibility', () => {
   let base: string;
   let browser: Browser;
   let tenant: TestTenant;
+  /** The interaction's page, and the list of the interactions holding its card number. */
+  let recordPages: string[];
 
   beforeAll(async () => {
     ({ h, base } = await startConsoleService('pglite'));
     browser = await launchChromium();
     tenant = await h.tenant();
     await createPolicy(h, tenant, { name: 'Cards', action: 'block', conditions: { classification_types: ['CREDIT_CARD'] } });
-    await createInteraction(h, tenant, { risk_score: 0.9, classifications: [{ type: 'CREDIT_CARD', value: '4111111111111111', score: 0.9, start: 0, end: 16 }] });
+    const made = await createInteraction(h, tenant, { risk_score: 0.9, classifications: [{ type: 'CREDIT_CARD', value: '4111111111111111', score: 0.9, start: 0, end: 16 }] });
+    recordPages = [`/interactions/${made.id}`, `/interactions?fingerprint=${made.classifications[0].fingerprint}`];
   });
   afterAll(async () => {
     await browser?.close();
@@ -68,12 +71,17 @@ describe.skipIf(!chromiumFound)('console accessibility', () => {
     const { context, page, errors, foreign } = await openConsole(browser, base);
     try {
       await signIn(page, base, tenant.adminEmail);
-      for (const path of PAGES) {
+      for (const path of [...PAGES, ...recordPages]) {
         await page.goto(`${base}${path}`);
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         await page.waitForLoadState('networkidle');
         expect(await page.evaluate<string[]>(UNLABELLED), path).toEqual([]);
       }
+      // The dialog of a classification's "Seen elsewhere", open.
+      await page.goto(`${base}${recordPages[0]}`);
+      await page.getByRole('button', { name: 'Seen elsewhere' }).click();
+      await page.getByRole('dialog', { name: 'Seen elsewhere' }).getByRole('link').waitFor();
+      expect(await page.evaluate<string[]>(UNLABELLED), 'Seen elsewhere').toEqual([]);
       expect(foreign()).toEqual([]);
       expect(unexpectedErrors(errors)).toEqual([]);
     } finally {

@@ -9,8 +9,10 @@ import { FilterForm } from './interactions/filter-form.js';
 import {
   DEFAULT_LIMIT, exportQuery, FILTER_KEYS, filterValues, hasFilters, listQuery, PAGE_SIZES, pageSize, SORTS, type FilterValues,
 } from './interactions/filters.js';
+import { FingerprintChip } from './interactions/fingerprint-chip.js';
 import { HashSearch } from './interactions/hash-search.js';
 import { InteractionsTable } from './interactions/interactions-table.js';
+import { ValueLookup } from './interactions/value-lookup.js';
 
 export function InteractionsPage() {
   const [params, setParams] = useSearchParams();
@@ -52,6 +54,7 @@ export function InteractionsPage() {
   const limit = pageSize(params);
   const sizes = PAGE_SIZES.includes(limit) ? PAGE_SIZES : [...PAGE_SIZES, limit].sort((a, b) => a - b);
   const filterKey = FILTER_KEYS.map((key) => params.get(key) ?? '').join('\u0000');
+  const fingerprint = params.get('fingerprint');
 
   return (
     <>
@@ -64,12 +67,14 @@ export function InteractionsPage() {
       {typeof notice === 'string' && <SuccessBanner>{notice}</SuccessBanner>}
       {exportError !== null && <ErrorBanner error={exportError} />}
       <HashSearch />
+      <ValueLookup />
       <FilterForm
         key={filterKey}
         initial={filterValues(params)}
         onApply={applyFilters}
         onClear={hasFilters(params) ? () => navigateWith((next) => FILTER_KEYS.forEach((key) => next.delete(key))) : undefined}
       />
+      {fingerprint && <FingerprintChip fingerprint={fingerprint} onRemove={() => navigateWith((next) => next.delete('fingerprint'))} />}
       <div className="filters">
         <Field label="Sort">
           <select value={params.get('sort') ?? '-timestamp'} onChange={(e) => setOption('sort', e.target.value === '-timestamp' ? '' : e.target.value)}>

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from '../api/client.js';
 import { useIsAdmin } from '../api/use-session.js';
 import { Badge, formatDate, PageHeader, QueryState } from '../components/ui.js';
+import { SIGNAL_VALUES_APPLY, signalValuesLabel } from './settings/signal-values.js';
 import { TenantForm } from './settings/tenant-form.js';
 
 type Tenant = components['schemas']['Tenant'];
@@ -51,6 +52,8 @@ function TenantValues({ tenant }: { tenant: Tenant }) {
         <dd>{days(tenant.audit_retention_days)}</dd>
         <dt>Validate the risk signals</dt>
         <dd>{tenant.validate_signals ? <Badge tone="good">Yes</Badge> : <Badge>No</Badge>}</dd>
+        <dt>Detected values</dt>
+        <dd>{signalValuesLabel(tenant.signal_values)}<br /><small className="muted">{SIGNAL_VALUES_APPLY}</small></dd>
       </dl>
     </section>
   );

@@ -448,6 +448,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/signals/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find where a detected value was seen
+         * @description Turns a value into its fingerprint (keyed per tenant, nothing is stored) and says how many interactions hold it, from how many user ids, first and last seen. `GET /interactions?fingerprint=` lists them.
+         *
+         *     Access: users with the role `admin` or `viewer`; API keys with the scope `interactions:read`.
+         */
+        post: operations["lookupSignal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/interactions/{interaction_id}": {
         parameters: {
             query?: never;
@@ -880,7 +902,7 @@ export interface paths {
         get: operations["getTenant"];
         /**
          * Change the tenant's settings
-         * @description Changes the settings given (name, `retention_days`, `audit_retention_days`, `validate_signals`); the others keep their value. Each change is audited with its old and new value.
+         * @description Changes the settings given (name, `retention_days`, `audit_retention_days`, `validate_signals`, `signal_values`); the others keep their value. Each change is audited with its old and new value.
          *
          *     Access: users with the role `admin`; API keys cannot call it.
          */
@@ -1435,6 +1457,8 @@ export interface components {
                 end: number;
                 /** @description Set by the service, ignored in input: present when the tenant validates signals (`validate_signals`); true when `value` passed its type's check (CREDIT_CARD, IBAN, NIR, SIRET, EMAIL, IP_ADDRESS), false when it failed or the type has no check */
                 validated?: boolean;
+                /** @description Set by the service, ignored in input: `fp_` and a keyed hash of the type and the normalised value. The same value of the same type has the same fingerprint within the tenant (`GET /interactions?fingerprint=`, `POST /signals/lookup`); it cannot be compared across tenants nor turned back into the value */
+                fingerprint?: string;
             }[];
             risk_score: number;
             /** @enum {string} */
@@ -2607,6 +2631,7 @@ export interface components {
          *       "retention_days": 365,
          *       "audit_retention_days": null,
          *       "validate_signals": true,
+         *       "signal_values": "keep",
          *       "created_at": "2026-01-05T09:00:00.000Z",
          *       "updated_at": "2026-02-11T16:20:00.000Z"
          *     }
@@ -2621,6 +2646,11 @@ export interface components {
             audit_retention_days: number | null;
             /** @description Whether the service checks the values of the risk signals it receives */
             validate_signals: boolean;
+            /**
+             * @description `keep`: detected values are stored encrypted and returned as sent; `mask`: only their masked form (all but the last 4 characters of the normalised value as `*`) is stored and returned, for interactions created after the change
+             * @enum {string}
+             */
+            signal_values: "keep" | "mask";
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2640,6 +2670,11 @@ export interface components {
             /** @description Days audit log entries are kept, at least 365; null keeps them forever */
             audit_retention_days?: number | null;
             validate_signals?: boolean;
+            /**
+             * @description `keep`: detected values are stored encrypted and returned as sent; `mask`: only their masked form (all but the last 4 characters of the normalised value as `*`) is stored and returned, for interactions created after the change
+             * @enum {string}
+             */
+            signal_values?: "keep" | "mask";
         };
         /**
          * @description The receipt of an erasure of a person's interactions: counts and who asked, never the erased data.
@@ -2774,7 +2809,8 @@ export interface components {
          *           "score": 0.98,
          *           "start": 12,
          *           "end": 28,
-         *           "validated": false
+         *           "validated": false,
+         *           "fingerprint": "fp_3kQ0bW9yZ2VyLWZpbmdlcnByaW50LWV4YW1wbGUtMDE"
          *         }
          *       ],
          *       "risk_score": 0.82,
@@ -2836,7 +2872,8 @@ export interface components {
          *               "score": 0.98,
          *               "start": 12,
          *               "end": 28,
-         *               "validated": false
+         *               "validated": false,
+         *               "fingerprint": "fp_3kQ0bW9yZ2VyLWZpbmdlcnByaW50LWV4YW1wbGUtMDE"
          *             }
          *           ],
          *           "risk_score": 0.82,
@@ -2916,6 +2953,8 @@ export interface components {
             end: number;
             /** @description Set by the service, ignored in input: present when the tenant validates signals (`validate_signals`); true when `value` passed its type's check (CREDIT_CARD, IBAN, NIR, SIRET, EMAIL, IP_ADDRESS), false when it failed or the type has no check */
             validated?: boolean;
+            /** @description Set by the service, ignored in input: `fp_` and a keyed hash of the type and the normalised value. The same value of the same type has the same fingerprint within the tenant (`GET /interactions?fingerprint=`, `POST /signals/lookup`); it cannot be compared across tenants nor turned back into the value */
+            fingerprint?: string;
         };
         /**
          * @description A policy that matched the interaction when it was recorded, and the action it asks for.
@@ -2934,6 +2973,39 @@ export interface components {
             action: "block" | "coach" | "log";
             /** @description How many conditions the policy has (all matched) */
             matched_conditions: number;
+        };
+        /**
+         * @description A detected value to look for: it is turned into its fingerprint and never stored.
+         * @example {
+         *       "type": "IBAN",
+         *       "value": "FR76 3000 6000 0112 3456 7890 189"
+         *     }
+         */
+        SignalLookupRequest: {
+            /** @description The classification type, as clients send it (EMAIL, CREDIT_CARD, IBAN...); compared in upper case */
+            type: string;
+            /** @description The value, written any way its type allows (spaces, dashes, case): it is normalised as at ingest */
+            value: string;
+        };
+        /**
+         * @description Where a detected value was seen in the tenant; zero counts and null dates when never.
+         * @example {
+         *       "fingerprint": "fp_3kQ0bW9yZ2VyLWZpbmdlcnByaW50LWV4YW1wbGUtMDE",
+         *       "interactions": 3,
+         *       "users": 2,
+         *       "first_seen": "2026-03-02T09:15:27.401Z",
+         *       "last_seen": "2026-03-05T16:40:02.118Z"
+         *     }
+         */
+        SignalLookup: {
+            /** @description The value's fingerprint in this tenant: the `fingerprint` list filter takes it */
+            fingerprint: string;
+            /** @description Interactions holding the value */
+            interactions: number;
+            /** @description Distinct user ids among them (interactions without one are not counted) */
+            users: number;
+            first_seen: string | null;
+            last_seen: string | null;
         };
         /**
          * @description A rule that judges every interaction recorded after it: when its conditions match, its action applies and an alert is raised.
@@ -3856,6 +3928,10 @@ export interface components {
          *                         "validated": {
          *                           "type": "boolean",
          *                           "description": "Set by the service, ignored in input: present when the tenant validates signals (`validate_signals`); true when `value` passed its type's check (CREDIT_CARD, IBAN, NIR, SIRET, EMAIL, IP_ADDRESS), false when it failed or the type has no check"
+         *                         },
+         *                         "fingerprint": {
+         *                           "type": "string",
+         *                           "description": "Set by the service, ignored in input: `fp_` and a keyed hash of the type and the normalised value. The same value of the same type has the same fingerprint within the tenant (`GET /interactions?fingerprint=`, `POST /signals/lookup`); it cannot be compared across tenants nor turned back into the value"
          *                         }
          *                       },
          *                       "description": "Sensitive data a client detected in the content, by type, with its position and confidence."
@@ -5324,6 +5400,8 @@ export interface operations {
                 end_date?: string;
                 user_id?: string;
                 direction?: "outbound" | "inbound";
+                /** @description Interactions holding a detected value with this fingerprint */
+                fingerprint?: string;
                 sort?: "timestamp" | "-timestamp" | "risk_score" | "-risk_score" | "platform_id" | "-platform_id";
             };
             header?: never;
@@ -5365,7 +5443,8 @@ export interface operations {
                      *               "score": 0.98,
                      *               "start": 12,
                      *               "end": 28,
-                     *               "validated": false
+                     *               "validated": false,
+                     *               "fingerprint": "fp_3kQ0bW9yZ2VyLWZpbmdlcnByaW50LWV4YW1wbGUtMDE"
                      *             }
                      *           ],
                      *           "risk_score": 0.82,
@@ -5468,7 +5547,8 @@ export interface operations {
                      *           "score": 0.98,
                      *           "start": 12,
                      *           "end": 28,
-                     *           "validated": false
+                     *           "validated": false,
+                     *           "fingerprint": "fp_3kQ0bW9yZ2VyLWZpbmdlcnByaW50LWV4YW1wbGUtMDE"
                      *         }
                      *       ],
                      *       "risk_score": 0.82,
@@ -5611,6 +5691,53 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    lookupSignal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "IBAN",
+                 *       "value": "FR76 3000 6000 0112 3456 7890 189"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SignalLookupRequest"];
+            };
+        };
+        responses: {
+            /** @description Where a detected value was seen in the tenant; zero counts and null dates when never. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "fingerprint": "fp_3kQ0bW9yZ2VyLWZpbmdlcnByaW50LWV4YW1wbGUtMDE",
+                     *       "interactions": 3,
+                     *       "users": 2,
+                     *       "first_seen": "2026-03-02T09:15:27.401Z",
+                     *       "last_seen": "2026-03-05T16:40:02.118Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SignalLookup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getInteraction: {
         parameters: {
             query?: never;
@@ -5648,7 +5775,8 @@ export interface operations {
                      *           "score": 0.98,
                      *           "start": 12,
                      *           "end": 28,
-                     *           "validated": false
+                     *           "validated": false,
+                     *           "fingerprint": "fp_3kQ0bW9yZ2VyLWZpbmdlcnByaW50LWV4YW1wbGUtMDE"
                      *         }
                      *       ],
                      *       "risk_score": 0.82,
@@ -7075,6 +7203,10 @@ export interface operations {
                      *                         "validated": {
                      *                           "type": "boolean",
                      *                           "description": "Set by the service, ignored in input: present when the tenant validates signals (`validate_signals`); true when `value` passed its type's check (CREDIT_CARD, IBAN, NIR, SIRET, EMAIL, IP_ADDRESS), false when it failed or the type has no check"
+                     *                         },
+                     *                         "fingerprint": {
+                     *                           "type": "string",
+                     *                           "description": "Set by the service, ignored in input: `fp_` and a keyed hash of the type and the normalised value. The same value of the same type has the same fingerprint within the tenant (`GET /interactions?fingerprint=`, `POST /signals/lookup`); it cannot be compared across tenants nor turned back into the value"
                      *                         }
                      *                       },
                      *                       "description": "Sensitive data a client detected in the content, by type, with its position and confidence."
@@ -7215,6 +7347,7 @@ export interface operations {
                      *       "retention_days": 365,
                      *       "audit_retention_days": null,
                      *       "validate_signals": true,
+                     *       "signal_values": "keep",
                      *       "created_at": "2026-01-05T09:00:00.000Z",
                      *       "updated_at": "2026-02-11T16:20:00.000Z"
                      *     }
@@ -7261,6 +7394,7 @@ export interface operations {
                      *       "retention_days": 365,
                      *       "audit_retention_days": null,
                      *       "validate_signals": true,
+                     *       "signal_values": "keep",
                      *       "created_at": "2026-01-05T09:00:00.000Z",
                      *       "updated_at": "2026-02-11T16:20:00.000Z"
                      *     }
@@ -7368,6 +7502,8 @@ export interface operations {
                 end_date?: string;
                 user_id?: string;
                 direction?: "outbound" | "inbound";
+                /** @description Interactions holding a detected value with this fingerprint */
+                fingerprint?: string;
                 sort?: "timestamp" | "-timestamp" | "risk_score" | "-risk_score" | "platform_id" | "-platform_id";
                 /** @description csv (with a header row) or ndjson */
                 format?: "csv" | "ndjson";

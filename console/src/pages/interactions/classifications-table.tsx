@@ -1,5 +1,6 @@
 import type { components } from '@sdk/generated/openapi.js';
 import { Badge, Empty } from '../../components/ui.js';
+import { SeenElsewhere } from './seen-elsewhere.js';
 
 type Classification = components['schemas']['Classification'];
 
@@ -14,7 +15,7 @@ export function ClassificationsTable({ classifications }: { classifications: Cla
   return (
     <table className="data" aria-label="Classifications">
       <thead>
-        <tr><th>Type</th><th>Value</th><th className="num">Confidence</th><th>Position</th><th>Validation</th></tr>
+        <tr><th>Type</th><th>Value</th><th className="num">Confidence</th><th>Position</th><th>Validation</th><th>Elsewhere</th></tr>
       </thead>
       <tbody>
         {classifications.map((c, index) => (
@@ -24,6 +25,7 @@ export function ClassificationsTable({ classifications }: { classifications: Cla
             <td className="num">{Math.round(c.score * 100)}%</td>
             <td className="muted">{c.start}–{c.end}</td>
             <td><Validated value={c.validated} /></td>
+            <td>{c.fingerprint ? <SeenElsewhere fingerprint={c.fingerprint} type={c.type} value={c.value} /> : <span className="muted">—</span>}</td>
           </tr>
         ))}
       </tbody>

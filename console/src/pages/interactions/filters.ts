@@ -7,10 +7,13 @@ type Source = Interaction['source'];
 type Direction = Interaction['direction'];
 type Sort = NonNullable<ListQuery['sort']>;
 
-/** The list's filters, each a search param of the page's URL of the same name as the API's. */
+/**
+ * The list's filters, each a search param of the page's URL of the same name as the API's.
+ * `fingerprint` has no field in the form: it comes from a link and shows as a removable chip.
+ */
 export const FILTER_KEYS = [
   'platform_id', 'user_id', 'source', 'direction', 'classification_type',
-  'risk_score_min', 'risk_score_max', 'start_date', 'end_date',
+  'risk_score_min', 'risk_score_max', 'start_date', 'end_date', 'fingerprint',
 ] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type FilterValues = Record<FilterKey, string>;
@@ -55,12 +58,23 @@ export function exportQuery(params: URLSearchParams): ExportQuery {
     risk_score_max: number('risk_score_max'),
     start_date: value('start_date'),
     end_date: value('end_date'),
+    fingerprint: value('fingerprint'),
     sort: (params.get('sort') || undefined) as Sort | undefined,
   };
 }
 
 export function listQuery(params: URLSearchParams): ListQuery {
   return { ...exportQuery(params), limit: pageSize(params), cursor: params.get('cursor') || undefined };
+}
+
+/** The list of the interactions holding one detected value. */
+export function fingerprintListLink(fingerprint: string): string {
+  return `/interactions?${new URLSearchParams({ fingerprint }).toString()}`;
+}
+
+/** `fp_` and 43 characters are too long to read: the start and end tell two apart. */
+export function abbreviateFingerprint(fingerprint: string): string {
+  return fingerprint.length > 16 ? `${fingerprint.slice(0, 9)}…${fingerprint.slice(-4)}` : fingerprint;
 }
 
 export function pageSize(params: URLSearchParams): number {

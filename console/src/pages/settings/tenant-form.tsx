@@ -5,6 +5,7 @@ import { api } from '../../api/client.js';
 import { ErrorBanner, Field, SuccessBanner } from '../../components/ui.js';
 import { PLAIN_LABEL } from '../../components/plain-label.js';
 import { RetentionField } from './retention-field.js';
+import { SignalValuesField } from './signal-values-field.js';
 
 type Tenant = components['schemas']['Tenant'];
 
@@ -17,6 +18,7 @@ export function TenantForm({ tenant }: { tenant: Tenant }) {
   const [auditRetention, setAuditRetention] = useState(tenant.audit_retention_days === null ? '' : String(tenant.audit_retention_days));
   const [auditForever, setAuditForever] = useState(tenant.audit_retention_days === null);
   const [validateSignals, setValidateSignals] = useState(tenant.validate_signals);
+  const [signalValues, setSignalValues] = useState(tenant.signal_values);
   const save = useMutation({
     mutationFn: () => api.PUT('/api/v1/tenant', {
       body: {
@@ -24,6 +26,7 @@ export function TenantForm({ tenant }: { tenant: Tenant }) {
         retention_days: retentionForever ? null : Number(retention),
         audit_retention_days: auditForever ? null : Number(auditRetention),
         validate_signals: validateSignals,
+        signal_values: signalValues,
       },
     }),
     onSuccess: (updated) => queryClient.setQueryData(['tenant'], updated),
@@ -63,6 +66,7 @@ export function TenantForm({ tenant }: { tenant: Tenant }) {
           Validate the risk signals received (classifications carry validated: true or false)
         </label>
       </div>
+      <SignalValuesField value={signalValues} onChange={setSignalValues} />
       <button type="submit" className="button" disabled={save.isPending}>{save.isPending ? 'Saving…' : 'Save settings'}</button>
     </form>
   );
