@@ -72,11 +72,11 @@ export async function runWorkers(config: Readonly<Config>): Promise<void> {
 }
 
 async function openMigratedStore(config: Readonly<Config>, logger: Logger): Promise<Deps> {
+  // A missing or unusable key stops the start before the store is touched.
+  const master = masterKeyOf(config.store);
   const store = await connectStore(config, logger);
-  const { applied, keyring } = await closingStoreOnFailure(store, async () => {
-    const master = masterKeyOf(config.store);
-    return { ...await migrate(store.db), keyring: new TenantKeyring(store.db, master) };
-  });
+  const { applied } = await closingStoreOnFailure(store, () => migrate(store.db));
+  const keyring = new TenantKeyring(store.db, master);
   logger.info({ version: SERVICE_VERSION, store: store.kind, migrationsApplied: applied, masterKeyId: keyring.master.id }, 'store ready');
   return { config, store, clock: systemClock, lifecycle: { migrated: true, shuttingDown: false }, keyring };
 }

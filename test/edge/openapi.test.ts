@@ -22,6 +22,7 @@ POST /api/v1/interactions createInteraction
 POST /api/v1/interactions/batch createInteractionsBatch
 GET /api/v1/interactions listInteractions
 GET /api/v1/interactions/search searchInteractions
+POST /api/v1/signals/lookup lookupSignal
 GET /api/v1/interactions/{interaction_id} getInteraction
 DELETE /api/v1/interactions/{interaction_id} deleteInteraction
 GET /api/v1/policies listPolicies
@@ -286,6 +287,6 @@ describe.each(STORES)('OpenAPI document [%s]', (kind) => {
     }
     const withKeys = operations.filter(([, , op]) => op.security?.some((s) => 'apiKey' in s)).map(([, , op]) => op.operationId);
     expect(withKeys.sort()).toEqual(['createInteraction', 'createInteractionsBatch', 'exportInteractions', 'getInteraction',
-      'listEventTypes', 'listInteractions', 'searchInteractions']);
+      'listEventTypes', 'listInteractions', 'lookupSignal', 'searchInteractions']);
   });
 });

@@ -69,4 +69,30 @@ describe('a start that cannot go on exits non-zero with one line', () => {
     expect(stderrLines(result.stderr)).toHaveLength(1);
     expect(result.stderr).toContain(`cannot reach the database 127.0.0.1:${port}/governance`);
   });
+
+  it('when DATABASE_URL is set without DATA_ENCRYPTION_KEY, before connecting', async () => {
+    const port = await freePort(); // nothing listens there: a connection attempt would show
+    const result = await ServiceProcess.run(['serve'], {
+      DATABASE_URL: `postgres://ugs@127.0.0.1:${port}/governance`, DATA_ENCRYPTION_KEY: '',
+    }, { killAfterMs: HANG_MS });
+    expect(result.code).toBe(1);
+    expect(stderrLines(result.stderr)).toEqual(['error: Invalid configuration: DATA_ENCRYPTION_KEY=""; expected 32 random bytes in '
+      + 'base64 (openssl rand -base64 32): it is required with DATABASE_URL']);
+  });
+
+  it('when DATA_ENCRYPTION_KEY is malformed, without showing it', async () => {
+    const result = await ServiceProcess.run(['serve'], { DATA_DIR: tempDir(), DATA_ENCRYPTION_KEY: 'too-short-to-be-a-key' }, { killAfterMs: HANG_MS });
+    expect(result.code).toBe(1);
+    expect(stderrLines(result.stderr)).toEqual(['error: Invalid configuration: DATA_ENCRYPTION_KEY="<hidden>"; expected 32 random '
+      + 'bytes in base64 (openssl rand -base64 32)']);
+  });
+
+  it('when the embedded store\'s key file is readable by others', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'data-encryption.key'), `${'A'.repeat(43)}=\n`, { mode: 0o644 });
+    const result = await ServiceProcess.run(['serve'], { DATA_DIR: dir, PORT: String(await freePort()), HOST: '127.0.0.1' }, { killAfterMs: HANG_MS });
+    expect(result.code).toBe(1);
+    const keyFile = join(dir, 'data-encryption.key');
+    expect(stderrLines(result.stderr)).toEqual([`error: the key file ${keyFile} has mode 0644, expected 0600 (chmod 600 ${keyFile})`]);
+  });
 });
