@@ -116,6 +116,14 @@ describe.each(STORES)('detected values: fingerprints, lookup, masking [%s]', (ki
     expect(never.json()).toEqual({ fingerprint: expect.stringMatching(FINGERPRINT), interactions: 0, users: 0, first_seen: null, last_seen: null });
     const readKey = await h.apiKey(t, ['interactions:read']);
     expect((await lookup(t, { type: 'IBAN', value: IBAN }, readKey)).json().interactions).toBe(4);
+    const audited = await h.db.selectFrom('audit_log').selectAll().where('tenant_id', '=', t.tenantId)
+      .where('action', '=', 'signals.looked_up').orderBy('occurred_at').orderBy('id').execute();
+    expect(audited.map((entry) => [entry.actor_id, entry.target_id, entry.details])).toEqual([
+      [t.adminId, found.json().fingerprint, { type: 'IBAN', interactions: 4 }],
+      [viewer.id, never.json().fingerprint, { type: 'IBAN', interactions: 0 }],
+      [expect.any(String), found.json().fingerprint, { type: 'IBAN', interactions: 4 }],
+    ]);
+    expect(JSON.stringify(audited)).not.toContain('3000');
   });
 
   it('refuses a bad lookup with 400, no token with 401, a key without read scope with 403', async () => {

@@ -2,10 +2,13 @@ import type { Deps } from '../../platform/deps.js';
 import type { RequestContext } from '../../kernel/context.js';
 import { signalFingerprint } from '../../platform/crypto/signal-values.js';
 import type { SignalLookup, SignalLookupInput } from './interactions.schemas.js';
+import { writeAudit } from '../audit/audit.writer.js';
 
 /**
  * Where a detected value was seen in the tenant, found by its fingerprint without reading any
  * stored value: one index-only range of interaction_fingerprints (one row per interaction).
+ * Audited (type and fingerprint, never the value): a masked value's last characters and its
+ * fingerprint make guesses checkable, so who asked what stays on record.
  */
 export async function lookupSignal(deps: Deps, ctx: RequestContext, input: SignalLookupInput): Promise<SignalLookup> {
   const keys = await deps.keyring.forTenant(ctx.tenantId);
@@ -20,6 +23,10 @@ export async function lookupSignal(deps: Deps, ctx: RequestContext, input: Signa
     .where('tenant_id', '=', ctx.tenantId)
     .where('fingerprint', '=', fingerprint)
     .executeTakeFirstOrThrow();
+  await writeAudit(deps.store.db, ctx, {
+    action: 'signals.looked_up', targetType: 'signal', targetId: fingerprint,
+    details: { type: input.type.toUpperCase(), interactions: Number(seen.interactions) },
+  }, deps.clock.now());
   return {
     fingerprint,
     interactions: Number(seen.interactions),
