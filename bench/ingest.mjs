@@ -5,19 +5,19 @@
 // figure is printed beside that limit, its target and both ratios.
 //
 // Environment:
-//   BENCH_INGEST_SCENARIOS=single,batch,embedded   which scenarios (single and batch: PostgreSQL; embedded: PGlite)
+//   BENCH_INGEST_SCENARIOS=single,batch,embedded,values   which scenarios (single, batch, values: PostgreSQL; embedded: PGlite)
 //   BENCH_SECONDS=10               length of each limit and of each measured run
 //   BENCH_DATABASE_URL             PostgreSQL server (or TEST_DATABASE_URL); without it only `embedded` runs
 //   BENCH_STORES=pglite|postgres   run on one store only
 //   BENCH_SERVICE_NODE_ARGS        Node options of the service, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
 import { pathToFileURL } from 'node:url';
-import { batch, embedded, single } from './lib/ingest-scenarios.mjs';
+import { batch, embedded, single, values } from './lib/ingest-scenarios.mjs';
 import { CORES } from './lib/probe.mjs';
 import { figure } from './lib/report.mjs';
 import { SECONDS } from './lib/service.mjs';
 import { benchStores } from './lib/stores.mjs';
 
-const SCENARIOS = [single, batch, embedded];
+const SCENARIOS = [single, batch, embedded, values];
 
 function selectedScenarios() {
   const keys = (process.env.BENCH_INGEST_SCENARIOS ?? SCENARIOS.map((s) => s.key).join(',')).split(',').map((k) => k.trim()).filter(Boolean);

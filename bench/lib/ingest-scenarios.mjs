@@ -111,3 +111,31 @@ export const embedded = {
     common(ctx, run, { size: 1 });
   },
 };
+
+/**
+ * Detected values cost: single creates and batches, each beside one pgbench limit (the usual mix's rows),
+ * run twice by the service: interactions without values, then each with two (a card number and an email,
+ * encrypted and fingerprinted). Both ratios keep their targets; the last line is their quotient.
+ */
+export const values = {
+  key: 'values',
+  kind: 'postgres',
+  title: 'without and with detected values',
+  async run(ctx, store) {
+    for (const shape of [{ name: 'creates/s', connections: 50, size: 1, target: TARGETS.single },
+      { name: `items/s (batches of ${BATCH})`, connections: 4, size: BATCH, target: TARGETS.batch }]) {
+      const limit = await postgresLimit(store, { clients: shape.connections, rows: shape.size });
+      ctx.note(`${ctx.scenario}, ${shape.name}: ${pgbenchText(limit)}`);
+      const figures = {};
+      for (const values of ['none', 'every']) {
+        const run = await loadService(store, { connections: shape.connections, size: shape.size, values });
+        figures[values] = perSecond(run, shape.size);
+        ctx.add({ name: `${shape.name}, values: ${values}`, value: figures[values], limit: shape.size === 1 ? limit.tps : limit.rowsPerSecond,
+          limitIs: `pgbench, ${shape.connections} clients x ${shape.size}`, target: { op: '>=', times: shape.target } });
+        ctx.add({ name: `p99 ms, values: ${values}`, value: run.result.latency.p99, limit: limit.p99, limitIs: 'pgbench p99' });
+        common(ctx, run, { size: shape.size });
+      }
+      ctx.add({ name: `${shape.name}: with values / without`, value: figures.every / figures.none, limitIs: 'ratio' });
+    }
+  },
+};

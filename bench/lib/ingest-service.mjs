@@ -29,12 +29,12 @@ async function countRows(store, base, key) {
 }
 
 /** The request of each scenario: one generated interaction per request, or a batch from a pool of bodies. */
-function ingestRequest(size) {
+function ingestRequest(size, values) {
   let n = 0;
   if (size === 1) {
-    return { path: '/api/v1/interactions', setupRequest: (request) => ({ ...request, body: JSON.stringify(interaction(n++)) }) };
+    return { path: '/api/v1/interactions', setupRequest: (request) => ({ ...request, body: JSON.stringify(interaction(n++, values)) }) };
   }
-  const bodies = Array.from({ length: BATCH_POOL }, (_, b) => JSON.stringify(Array.from({ length: size }, (_, i) => interaction(b * size + i))));
+  const bodies = Array.from({ length: BATCH_POOL }, (_, b) => JSON.stringify(Array.from({ length: size }, (_, i) => interaction(b * size + i, values))));
   return { path: '/api/v1/interactions/batch', setupRequest: (request) => ({ ...request, body: bodies[n++ % BATCH_POOL] }) };
 }
 
@@ -44,17 +44,18 @@ async function checkpoint(store) {
 
 /**
  * Starts the service on `store` (no workers), sets the tenant up, warms up with `connections` x 4 requests,
- * then runs autocannon for BENCH_SECONDS on `connections` connections, each request storing `size` rows.
+ * then runs autocannon for BENCH_SECONDS on `connections` connections, each request storing `size` rows
+ * (with the detected values `values` gives: bench/lib/interactions.mjs).
  * Returns `{ result, rssStartMiB, peakRssMiB, hwmMiB, cpu, waitingPercent, stored, expected, unanswered, exit }`: RSS right after
  * /readyz, its peak sampled during the run and the process's high-water mark since it started (VmHWM); `stored`
  * rows counted during the measured run, `expected` = its 2xx answers x size, `unanswered` requests cut by its end.
  */
-export async function loadService(store, { connections, size }) {
+export async function loadService(store, { connections, size, values = 'mix' }) {
   const service = await startService({ ...store.env, SERVE_WORKERS: 'false', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
   try {
     const rssStartMiB = rssMiB(service.pid);
     const key = await setUp(service.base);
-    const { path, setupRequest } = ingestRequest(size);
+    const { path, setupRequest } = ingestRequest(size, values);
     const options = {
       url: `${service.base}${path}`, connections, timeout: 120,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

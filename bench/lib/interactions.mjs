@@ -5,13 +5,26 @@ export const PLATFORMS = ['chatgpt', 'claude', 'copilot', 'mistral', 'gemini'];
 const TYPES = ['EMAIL', 'CREDIT_CARD', 'IBAN', 'NIR', 'SIRET', 'API_KEY'];
 const hash = () => createHash('sha256').update(randomBytes(16)).digest('hex');
 
+/**
+ * The detected values of the i-th interaction: `mix` (the default: one in five carries one),
+ * `none`, or `every` (a card number and an email in each, 1,000 distinct of each).
+ */
+function classificationsOf(i, values) {
+  if (values === 'none') return [];
+  if (values === 'every') {
+    const card = `4111 1111 1111 ${String(i % 1000).padStart(4, '0')}`;
+    return [{ type: 'CREDIT_CARD', value: card, score: 0.95, start: 10, end: 29 }, { type: 'EMAIL', value: `user${i % 1000}@example.com`, score: 0.9, start: 40, end: 60 }];
+  }
+  return i % 5 ? [] : [{ type: TYPES[i % TYPES.length], value: 'x@y.test', score: 0.9, start: 0, end: 8 }];
+}
+
 /** The i-th generated interaction (a mix of platforms, scores and classifications). */
-export const interaction = (i) => ({
+export const interaction = (i, values = 'mix') => ({
   platform_id: PLATFORMS[i % PLATFORMS.length],
   content_hash: hash(),
   risk_score: (i % 100) / 100,
   source: i % 3 ? 'browser_extension' : 'proxy',
   direction: i % 4 ? 'outbound' : 'inbound',
-  classifications: i % 5 ? [] : [{ type: TYPES[i % TYPES.length], value: 'x@y.test', score: 0.9, start: 0, end: 8 }],
+  classifications: classificationsOf(i, values),
   content_metadata: { model: 'gpt-4o', url: 'https://chat.example/c/1' },
 });
