@@ -4,6 +4,7 @@
 // template engine (deploy/helm/render, Go's text/template + sprig) and every object validated
 // against the Kubernetes schemas. Exits 1 on the first file with problems, listing them.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +31,8 @@ const section = (name, run) => {
   }
   console.log(`${name}: ok${notes.length ? `\n${notes.map((n) => `  ${n}`).join('\n')}` : ''}`);
 };
+// A master key as `openssl rand -base64 32` writes it, for the value sets below.
+const masterKey = randomBytes(32).toString('base64');
 const pinned = (image) => /^[^:@\s]+(:[^:@\s]+)$/.test(image) && !image.endsWith(':latest') && !/^[^:]+:\$\{[^}]*\}$/.test(image);
 
 section('deploy/Dockerfile', () => {
@@ -73,6 +76,13 @@ section('deploy/docker-compose.yml', () => {
     check(resolved && pinned(resolved), `service ${name}: image ${image} has a pinned version tag`);
   }
   check(compose.services.service?.depends_on?.postgres?.condition === 'service_healthy', 'the service waits for a healthy PostgreSQL');
+  const environment = compose.services.service?.environment ?? {};
+  const serviceEnv = Array.isArray(environment)
+    ? Object.fromEntries(environment.map((e) => [e.split('=')[0], e.slice(e.indexOf('=') + 1)])) : environment;
+  // Passed from the environment or deploy/.env, required and with no default key in the file. The
+  // message holds no '-': some Compose implementations read `${VAR:?a -b}` as a default after the '-'.
+  check(/^\$\{DATA_ENCRYPTION_KEY:\?[^-?}$]+\}$/.test(serviceEnv.DATA_ENCRYPTION_KEY ?? ''),
+    `the service gets DATA_ENCRYPTION_KEY as \${DATA_ENCRYPTION_KEY:?<message without '-'>} (got ${serviceEnv.DATA_ENCRYPTION_KEY})`);
   return [`services ${images.map(([n, i]) => `${n} (${i})`).join(', ')}`];
 });
 
@@ -83,6 +93,10 @@ section('deploy/helm (values)', () => {
   const validate = ajv.compile(schema);
   if (!validate(values)) for (const error of validate.errors) check(false, `values.yaml ${error.instancePath} ${error.message}`);
   check(!validate({ ...values, image: { ...values.image, tag: 'latest' } }), 'the schema refuses image.tag latest');
+  check(validate({ ...values, encryption: { ...values.encryption, key: masterKey } }), 'the schema accepts a key from openssl rand -base64 32');
+  for (const key of ['not-a-key', masterKey.slice(0, 40), randomBytes(16).toString('base64')]) {
+    check(!validate({ ...values, encryption: { ...values.encryption, key } }), `the schema refuses encryption.key ${key}`);
+  }
   const chart = parseYaml(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8'));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   check(chart.apiVersion === 'v2', 'Chart.yaml apiVersion v2');
@@ -117,16 +131,20 @@ if (!go) {
     });
   };
   const sets = {
-    defaults: { database: { url: 'postgres://ugs:pw@db:5432/ugs' } },
+    defaults: { database: { url: 'postgres://ugs:pw@db:5432/ugs' }, encryption: { key: masterKey } },
     'workers, autoscaling, existing secrets': {
       database: { existingSecret: 'governance-db', existingSecretKey: 'url' },
+      encryption: { existingSecret: 'governance-key', existingSecretKey: 'master-key' },
       metrics: { existingSecret: 'governance-metrics', existingSecretKey: 'token' },
       worker: { enabled: true, replicaCount: 2 }, autoscaling: { enabled: true }, image: { tag: '0.5.1' },
       smtpUrl: 'smtp://mail:25', extraEnv: [{ name: 'WEBHOOK_TIMEOUT_MS', value: '3000' }],
     },
     'metrics token, no migration job, no PDB': {
       database: { url: 'postgres://ugs:pw@db:5432/ugs' }, metrics: { token: 'a-metrics-token-of-32-characters' },
-      migrations: { job: { enabled: false } }, podDisruptionBudget: { enabled: false },
+      encryption: { key: masterKey }, migrations: { job: { enabled: false } }, podDisruptionBudget: { enabled: false },
+    },
+    'existing database Secret, key in the chart Secret': {
+      database: { existingSecret: 'governance-db' }, encryption: { key: masterKey },
     },
   };
   for (const [name, values] of Object.entries(sets)) {
@@ -158,6 +176,28 @@ if (!go) {
       check(apiContainer.livenessProbe?.httpGet?.path === '/healthz', 'liveness probe on /healthz');
       check(apiContainer.readinessProbe?.httpGet?.path === '/readyz', 'readiness probe on /readyz');
       check(env.DATABASE_URL?.valueFrom?.secretKeyRef, 'DATABASE_URL comes from a Secret');
+      // Every container that opens the store (API, workers, migration Job) gets the master key
+      // from a Secret: the chart's own, holding the key given, or the existing one named.
+      const secret = objects.find((o) => o.kind === 'Secret');
+      const encryption = values.encryption ?? {};
+      for (const o of objects.filter((x) => x.spec?.template?.spec)) {
+        const name = `${o.kind}/${o.metadata.name}`;
+        const variable = o.spec.template.spec.containers[0].env.find((e) => e.name === 'DATA_ENCRYPTION_KEY');
+        const ref = variable?.valueFrom?.secretKeyRef;
+        check(ref && variable.value === undefined, `${name}: DATA_ENCRYPTION_KEY comes from a Secret`);
+        if (!ref) continue;
+        if (encryption.existingSecret) {
+          check(ref.name === encryption.existingSecret && ref.key === (encryption.existingSecretKey ?? 'DATA_ENCRYPTION_KEY'),
+            `${name}: DATA_ENCRYPTION_KEY from the existing Secret ${encryption.existingSecret}, key ${encryption.existingSecretKey} (got ${ref.name}, ${ref.key})`);
+        } else {
+          check(ref.name === secret?.metadata.name && secret?.stringData?.[ref.key] === encryption.key,
+            `${name}: DATA_ENCRYPTION_KEY from the chart Secret, which holds the key given (got ${ref.name}, ${ref.key})`);
+        }
+      }
+      if (encryption.existingSecret) check(!secret?.stringData?.DATA_ENCRYPTION_KEY, 'no key in the chart Secret when an existing Secret is given');
+      if (values.database?.existingSecret && !encryption.existingSecret) {
+        check(secret && !secret.stringData.DATABASE_URL && secret.stringData.DATA_ENCRYPTION_KEY, 'the chart Secret holds the key alone when the database Secret is yours');
+      }
       check(api.spec.template.metadata.annotations['prometheus.io/scrape'] === 'true', 'Prometheus scrape annotations');
       for (const o of objects.filter((x) => x.spec?.template?.spec)) {
         for (const c of o.spec.template.spec.containers) {
@@ -193,6 +233,15 @@ if (!go) {
       failed = String(error.stderr);
     }
     check(failed.includes('database.url or database.existingSecret is required'), `refuses to render without a database (got: ${failed.trim() || 'a rendering'})`);
+  });
+  section('deploy/helm (render: no encryption key)', () => {
+    let failed = '';
+    try {
+      render('no-key', { database: { url: 'postgres://ugs:pw@db:5432/ugs' } });
+    } catch (error) {
+      failed = String(error.stderr);
+    }
+    check(failed.includes('encryption.key or encryption.existingSecret is required'), `refuses to render without a master key (got: ${failed.trim() || 'a rendering'})`);
   });
 }
 

@@ -49,6 +49,23 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if .Values.database.existingSecret -}}{{ .Values.database.existingSecretKey }}{{- else -}}DATABASE_URL{{- end -}}
 {{- end -}}
 
+{{/* The Secret holding DATA_ENCRYPTION_KEY: the chart's own or an existing one (one is required). */}}
+{{- define "ugs.encryptionSecret" -}}
+{{- if .Values.encryption.existingSecret -}}{{ .Values.encryption.existingSecret }}
+{{- else if .Values.encryption.key -}}{{ include "ugs.secretName" . }}
+{{- else -}}{{ required "encryption.key or encryption.existingSecret is required (the master key DATA_ENCRYPTION_KEY: openssl rand -base64 32)" nil }}
+{{- end -}}
+{{- end -}}
+
+{{- define "ugs.encryptionSecretKey" -}}
+{{- if .Values.encryption.existingSecret -}}{{ .Values.encryption.existingSecretKey }}{{- else -}}DATA_ENCRYPTION_KEY{{- end -}}
+{{- end -}}
+
+{{/* Changing one of these rolls the pods (checksum/config). */}}
+{{- define "ugs.configChecksum" -}}
+{{- printf "%s|%s|%s|%s" .Values.database.url .Values.encryption.key .Values.metrics.token .Values.publicBaseUrl | sha256sum -}}
+{{- end -}}
+
 {{/* Environment shared by the API, the workers and the migration Job. */}}
 {{- define "ugs.env" -}}
 - name: DATABASE_URL
@@ -56,6 +73,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
     secretKeyRef:
       name: {{ include "ugs.databaseSecret" . }}
       key: {{ include "ugs.databaseSecretKey" . }}
+- name: DATA_ENCRYPTION_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "ugs.encryptionSecret" . }}
+      key: {{ include "ugs.encryptionSecretKey" . }}
 - name: DATABASE_POOL_SIZE
   value: {{ .Values.database.poolSize | quote }}
 - name: DATABASE_CONNECT_TIMEOUT_MS
