@@ -17,7 +17,3 @@ export function sealingPayloads(keys: ReadonlyMap<string, TenantKeys>): PayloadS
 export function openPayload(keys: TenantKeys, stored: string): string {
   return stored.startsWith(SEALED_PREFIX) ? decryptValue(keys, MESSAGE_PURPOSE, stored) : stored;
 }
-
-export function isSealedPayload(stored: string): boolean {
-  return stored.startsWith(SEALED_PREFIX);
-}
