@@ -44,6 +44,7 @@ describe('configuration', () => {
     writeFileSync(caFile, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
     const config = loadConfig({
       PORT: '9000', HOST: '127.0.0.1', DATA_DIR: '/tmp/x', DATABASE_URL: 'postgres://u@h:5432/db',
+      DATA_ENCRYPTION_KEY: ' dGVzdC1tYXN0ZXIta2V5LW9mLXRoZS10ZXN0LXN1aXQ= ',
       DATABASE_POOL_SIZE: '20', DATABASE_POOL_TIMEOUT_MS: '700', DATABASE_CONNECT_TIMEOUT_MS: '2500',
       INGEST_MAX_PENDING: '500', POLICY_DRY_RUN_MAX_ROWS: '5000', EMBEDDED_DURABLE_COMMITS: 'No', EMBEDDED_SHARED_BUFFERS_MB: '64',
       BOOTSTRAP_ADMIN_EMAIL: 'a@b.test', BOOTSTRAP_ADMIN_PASSWORD: 'Strong-Password-1', BOOTSTRAP_TENANT_NAME: 'Acme',
@@ -61,6 +62,7 @@ describe('configuration', () => {
       },
       store: {
         dataDir: '/tmp/x', databaseUrl: 'postgres://u@h:5432/db', poolSize: 20, poolTimeoutMs: 700, connectTimeoutMs: 2500,
+        encryptionKey: 'dGVzdC1tYXN0ZXIta2V5LW9mLXRoZS10ZXN0LXN1aXQ=',
         embedded: { durableCommits: false, sharedBuffersMb: 64 },
       },
       ingest: { maxPending: 500 },
