@@ -1,4 +1,7 @@
 import pg from 'pg';
+import { openStore } from '../../../src/platform/store/store.js';
+import { openPayload } from '../../../src/platform/outbox/outbox.js';
+import { testKeyring } from '../../helpers/keyring.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PASSWORD } from '../../helpers/harness.js';
 import { createTestCertificates, HttpsReceiver } from '../../helpers/https-receiver.js';
@@ -17,6 +20,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL restarts while the s
   let receiver: HttpsReceiver | undefined;
   let service: ServiceProcess | undefined;
   let db: pg.Pool | undefined;
+  let databaseUrl: string;
   let base = '';
   let apiKey = '';
   let webhookId = '';
@@ -37,7 +41,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL restarts while the s
     // Attempts stay open a little, so that some are in flight when the server goes away.
     receiver.fallback = { status: 200, delayMs: 20 };
     server = await OwnPostgres.start();
-    const databaseUrl = await server.createDatabase('ugs_restart');
+    databaseUrl = await server.createDatabase('ugs_restart');
     db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     db.on('error', () => {});
     service = ServiceProcess.start(['serve'], {
@@ -114,11 +118,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL restarts while the s
     // The queue drains: every outcome got recorded once the server was back.
     await expect.poll(async () => Number((await db!.query(
       'select count(*) as n from webhook_jobs where webhook_id = $1', [webhookId])).rows[0].n), { timeout: 20_000 }).toBe(0);
-    const recorded = await db!.query<{ event_id: string; data_id: string }>(
-      `select d.event_id, m.payload::jsonb -> 'data' ->> 'id' as data_id from webhook_deliveries d
+    const recorded = await db!.query<{ tenant_id: string; payload: string }>(
+      `select m.tenant_id, m.payload from webhook_deliveries d
        join webhook_messages m on m.tenant_id = d.tenant_id and m.id = d.event_id
        where d.webhook_id = $1 and d.success`, [webhookId]);
-    const recordedIds = new Set(recorded.rows.map((row) => row.data_id));
+    // The stored envelopes are sealed under the tenant's key (the service runs on the tests' master key).
+    const store = await openStore({ databaseUrl, poolSize: 1 });
+    const keyring = testKeyring(store.db);
+    const recordedIds = new Set(await Promise.all(recorded.rows.map(async (row) =>
+      (JSON.parse(openPayload(await keyring.forTenant(row.tenant_id), row.payload)) as { data: { id: string } }).data.id)));
+    await store.close();
     for (const id of acknowledged) expect(recordedIds.has(id), `no successful attempt recorded for ${id}`).toBe(true);
 
     // Same process throughout: it rode out the restart.
