@@ -6,10 +6,15 @@
 //     pages of 500 followed first), each p95 beside the p95 of a trivial authenticated request (the floor: HTTP
 //     and authentication), and each total checked against count(*) of the same filters;
 //   - search by content hash (p99), stats over the whole range and over one day (p95, numbers checked);
+//   - finding a detected value again (bench/lib/queries-lookup.mjs): POST /signals/lookup and the first page of
+//     GET /interactions?fingerprint= for values sent through the API and seen 0, 1, 100 and 10,000 times, at once
+//     after that ingest (no VACUUM) and after a VACUUM, p50/p95/p99 each beside the 404's;
 //   - on PostgreSQL, ingest with the counts maintained (and compacted) against ingest with their triggers off.
+// BENCH_QUERIES=lists,search,stats,lookup,ingest (the default: all) keeps some of these measures.
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { ingestWithAndWithoutCounts } from './lib/queries-ingest.mjs';
+import { lookups } from './lib/queries-lookup.mjs';
 import { get, latency, walk } from './lib/queries-measure.mjs';
 import { onQueriesSeeds, pooledHash } from './lib/queries-seed.mjs';
 import { figure } from './lib/report.mjs';
@@ -21,6 +26,9 @@ const ROWS_EMBEDDED = Number(process.env.BENCH_QUERY_ROWS_EMBEDDED ?? 1_000_000)
 const DEEP_PAGES = Number(process.env.BENCH_DEEP_PAGES ?? 100);
 const TARGET = { page: 50, search: 5, stats: 50 };
 const DAY_MS = 86_400_000;
+const MEASURES = ['lists', 'search', 'stats', 'lookup', 'ingest'];
+const ONLY = new Set((process.env.BENCH_QUERIES ?? MEASURES.join(',')).split(',').map((name) => name.trim()));
+for (const name of ONLY) if (!MEASURES.includes(name)) throw new Error(`BENCH_QUERIES: ${name} is not one of ${MEASURES.join(', ')}`);
 
 const md5 = (text) => createHash('md5').update(text).digest('hex');
 const asUuid = (hex) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
@@ -87,12 +95,15 @@ function statsMatch(body, expected) {
     && severities.every((s) => body.alerts.open_by_severity[s] === (expected.openAlerts[s] ?? 0));
 }
 
-async function measure(label, seed, rows) {
+async function listsSearchStats(label, seed, rows) {
   const add = (table, spec) => table.push(figure(spec));
   const table = [];
   const definitions = shapes(seed);
-  console.log(`  counting the shapes with count(*) for the check`);
-  const plain = await plainCounts(seed.env, seed.tenantId, definitions);
+  let plain;
+  if (ONLY.has('lists') || ONLY.has('stats')) {
+    console.log(`  counting the shapes with count(*) for the check`);
+    plain = await plainCounts(seed.env, seed.tenantId, definitions);
+  }
   const service = await startService(seed.env);
   try {
     const token = await login(service.base, ADMIN);
@@ -102,7 +113,7 @@ async function measure(label, seed, rows) {
       ...definitions.list.map(([, query]) => `/api/v1/interactions?${query}`)], { requests: 200, expect: undefined });
     const floor = await latency(service.base, token, `/api/v1/interactions/${asUuid(md5('unknown'))}`, { expect: 404 });
     const floorIs = 'p95 of GET /interactions/<unknown id> (404)';
-    for (const [name, query] of definitions.list) {
+    for (const [name, query] of ONLY.has('lists') ? definitions.list : []) {
       const path = `/api/v1/interactions?${query}`;
       const first = await get(service.base, token, `${path}${query ? '&' : ''}limit=50`);
       const total = JSON.parse(first.body).total;
@@ -119,14 +130,16 @@ async function measure(label, seed, rows) {
       add(table, { scenario: name, name: `page ${deep.depth.toLocaleString('en')} rows deep p95 ms`, value: deepPage.p95, limit: floor.p95, limitIs: floorIs, target: { op: '<=', value: TARGET.page } });
       if (firstPage.errors + deepPage.errors) add(table, { scenario: name, name: 'errors', value: firstPage.errors + deepPage.errors, target: { op: '==', value: 0 } });
     }
-    const hashes = Array.from({ length: 50 }, (_, k) => pooledHash(md5, k * 1999 % 100_000));
-    const search = await latency(service.base, token, hashes.map((hash) => `/api/v1/interactions/search?content_hash=${hash}`));
-    add(table, { scenario: 'search by content hash', name: 'p99 ms', value: search.p99, limit: floor.p99, limitIs: 'p99 of the same 404', target: { op: '<=', value: TARGET.search } });
-    // One request at a time: the search's own time, without queueing for the two cores.
-    const searchAlone = await latency(service.base, token, hashes.map((hash) => `/api/v1/interactions/search?content_hash=${hash}`), { concurrency: 1 });
-    const floorAlone = await latency(service.base, token, `/api/v1/interactions/${asUuid(md5('unknown'))}`, { expect: 404, concurrency: 1 });
-    add(table, { scenario: 'search by content hash, concurrency 1', name: 'p99 ms', value: searchAlone.p99, limit: floorAlone.p99, limitIs: 'p99 of the 404, concurrency 1', target: { op: '<=', value: TARGET.search } });
-    for (const [name, query, expected] of [['stats, whole range', '', plain.stats.all],
+    if (ONLY.has('search')) {
+      const hashes = Array.from({ length: 50 }, (_, k) => pooledHash(md5, k * 1999 % 100_000));
+      const search = await latency(service.base, token, hashes.map((hash) => `/api/v1/interactions/search?content_hash=${hash}`));
+      add(table, { scenario: 'search by content hash', name: 'p99 ms', value: search.p99, limit: floor.p99, limitIs: 'p99 of the same 404', target: { op: '<=', value: TARGET.search } });
+      // One request at a time: the search's own time, without queueing for the two cores.
+      const searchAlone = await latency(service.base, token, hashes.map((hash) => `/api/v1/interactions/search?content_hash=${hash}`), { concurrency: 1 });
+      const floorAlone = await latency(service.base, token, `/api/v1/interactions/${asUuid(md5('unknown'))}`, { expect: 404, concurrency: 1 });
+      add(table, { scenario: 'search by content hash, concurrency 1', name: 'p99 ms', value: searchAlone.p99, limit: floorAlone.p99, limitIs: 'p99 of the 404, concurrency 1', target: { op: '<=', value: TARGET.search } });
+    }
+    for (const [name, query, expected] of !ONLY.has('stats') ? [] : [['stats, whole range', '', plain.stats.all],
       ['stats, one day', `?start_date=${definitions.day.start.toISOString()}&end_date=${definitions.day.end.toISOString()}`, plain.stats.day]]) {
       const answer = await get(service.base, token, `/api/v1/stats${query}`);
       add(table, { scenario: name, name: 'numbers = count(*)', value: statsMatch(JSON.parse(answer.body), expected) ? 1 : 0, target: { op: '==', value: 1 } });
@@ -140,8 +153,13 @@ async function measure(label, seed, rows) {
   console.table(table);
 }
 
+async function measure(label, seed, rows) {
+  if (['lists', 'search', 'stats'].some((name) => ONLY.has(name))) await listsSearchStats(label, seed, rows);
+  if (ONLY.has('lookup')) await lookups(label, seed, rows);
+}
+
 export async function runQueries() {
-  await onQueriesSeeds({ rows: ROWS, rowsEmbedded: ROWS_EMBEDDED, adminUrl: ADMIN_URL, measure, afterPostgres: ingestWithAndWithoutCounts });
+  await onQueriesSeeds({ rows: ROWS, rowsEmbedded: ROWS_EMBEDDED, adminUrl: ADMIN_URL, measure, afterPostgres: ONLY.has('ingest') ? ingestWithAndWithoutCounts : undefined });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) await runQueries();

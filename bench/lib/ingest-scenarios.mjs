@@ -21,7 +21,7 @@ async function postgresLimit(store, { clients, rows }) {
   });
   const limit = await pgbenchLimit({ url: store.url, tenantId, clients, rows, seconds: SECONDS });
   await withClient(store.url, async (client) => {
-    await client.query('truncate interactions, interaction_classification_types, webhook_messages, webhook_jobs restart identity');
+    await client.query('truncate interactions, interaction_classification_types, interaction_fingerprints, webhook_messages, webhook_jobs restart identity');
     await client.query('delete from tenants where id = $1', [tenantId]);
   });
   return limit;

@@ -1,16 +1,24 @@
-// Latency of GET requests against the running service: `requests` requests over `concurrency` keep-alive
+// Latency of requests (GETs, or JSON POSTs) against the running service: `requests` requests over `concurrency` keep-alive
 // connections, each timed on its own (nearest-rank percentiles, as report.mjs computes them).
 import { percentile } from './report.mjs';
 
-/** One GET: `{ status, body, headers, ms }`. */
-export async function get(base, token, path) {
+/** One request, a path (GET) or `{ method, path, body }` (a JSON body): `{ status, body, headers, ms }`. */
+export async function send(base, token, request) {
+  const { method = 'GET', path, body } = typeof request === 'string' ? { path: request } : request;
+  const headers = { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
   const started = performance.now();
-  const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  const body = await response.text();
-  return { status: response.status, body, headers: response.headers, ms: performance.now() - started };
+  const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, body: text, headers: response.headers, ms: performance.now() - started };
 }
 
-/** `paths` is one path or a list to rotate through; answers other than `expect` (when set) are counted as errors. */
+/** One GET: `{ status, body, headers, ms }`. */
+export const get = (base, token, path) => send(base, token, path);
+
+/**
+ * `paths` is one request (a path to GET, or `{ method, path, body }`) or a list to rotate through; `requests`
+ * of them are timed; answers other than `expect` (when set) are counted as errors.
+ */
 export async function latency(base, token, paths, { requests = 200, concurrency = 4, expect = 200 } = {}) {
   const list = Array.isArray(paths) ? paths : [paths];
   const times = [];
@@ -18,8 +26,8 @@ export async function latency(base, token, paths, { requests = 200, concurrency 
   let next = 0;
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < requests) {
-      const path = list[next++ % list.length];
-      const answer = await get(base, token, path);
+      const request = list[next++ % list.length];
+      const answer = await send(base, token, request);
       if (expect !== undefined && answer.status !== expect) errors += 1;
       times.push(answer.ms);
     }

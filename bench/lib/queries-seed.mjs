@@ -10,7 +10,7 @@ import { onCleanup } from './cleanup.mjs';
 import { startService } from './service.mjs';
 import { withClient } from './stores.mjs';
 
-const SEED_VERSION = 'queries-1';
+const SEED_VERSION = 'queries-2';
 const DAY_MS = 86_400_000;
 export const SPAN_DAYS = 180;
 /** Rows per insert statement. */
@@ -37,6 +37,16 @@ export const pooledHash = (md5, k) => md5(`pool${k}`) + md5(`pool2-${k}`);
 const VALIDATED = ` || jsonb_build_object('validated', t.type in ('CREDIT_CARD', 'IBAN', 'NIR', 'SIRET', 'EMAIL', 'IP_ADDRESS')
             and (hashint8(n * 64 + 40 + k) & 2147483647) % 10 < 7)`;
 
+/**
+ * The k-th classification's fingerprint, synthetic (`fp_` and 43 base64url characters, as the service writes
+ * them, but not keyed: the seed has no tenant keys, so no value looked up through the API finds a seeded row).
+ * Half the values come from a pool of 3,334 per type and position (~35 rows each at 10 M interactions), half
+ * are seen once; two classifications of one interaction never share a value, as the service's rows do not.
+ */
+const FINGERPRINT = `'fp_' || translate(rtrim(encode(sha256(convert_to(t.type || ':' || case
+            when (hashint8(n * 64 + 50 + k) & 2147483647) % 2 = 0 then 'c' || k || '-' || (hashint8(n * 64 + 53 + k) & 2147483647) % 3334
+            else 'u' || n || '-' || k end, 'UTF8')), 'base64'), '='), '+/', '-_')`;
+
 function interactionsSql(tenantId, lo, hi, start, stepMs, validated) {
   return `
     insert into interactions (tenant_id, id, timestamp, platform_id, content_hash, interaction_type, content_metadata,
@@ -50,7 +60,8 @@ function interactionsSql(tenantId, lo, hi, start, stepMs, validated) {
       jsonb_build_object('tokens', ${u(5, 4000)}, 'model', 'model-' || ${u(14, 7)}),
       case when ${u(6)} < 3500 then (
         select jsonb_agg(jsonb_build_object('type', t.type,
-          'value', '[redacted]', 'score', 0.9, 'start', k * 10, 'end', k * 10 + 8)${validated ? VALIDATED : ''})
+          'value', '[redacted]', 'score', 0.9, 'start', k * 10, 'end', k * 10 + 8,
+          'fingerprint', ${FINGERPRINT})${validated ? VALIDATED : ''})
         from generate_series(1, 1 + ${u(7, 3)}) as k,
           lateral (select ${pick(TYPES, `((hashint8(n * 64 + 20 + k) & 2147483647) % 10000)`)} as type) t)
         else '[]'::jsonb end,
@@ -72,6 +83,10 @@ async function seedTenant(db, sql, tenantId, rows, end, log, validated) {
   }
   await sql.raw(`insert into interaction_classification_types (tenant_id, interaction_id, classification_type, timestamp)
     select distinct i.tenant_id, i.id, c->>'type', i.timestamp
+    from interactions i cross join lateral jsonb_array_elements(i.classifications) c where i.tenant_id = '${tenantId}'`).execute(db);
+  // One row per classification (its values are distinct within an interaction by construction, see FINGERPRINT).
+  await sql.raw(`insert into interaction_fingerprints (tenant_id, interaction_id, fingerprint, timestamp, user_id)
+    select i.tenant_id, i.id, c->>'fingerprint', i.timestamp, i.user_id
     from interactions i cross join lateral jsonb_array_elements(i.classifications) c where i.tenant_id = '${tenantId}'`).execute(db);
   // 2 % of interactions raised an alert, 70 % of them still open.
   await sql.raw(`insert into alerts (tenant_id, id, interaction_id, policy_id, policy_name, severity, status, created_at)
@@ -98,7 +113,7 @@ export async function seed(store, { rows, otherRows, log, validated = false }) {
   const startedAt = performance.now();
   const range = await db.connection().execute(async (conn) => {
     const indexes = (await sql`select indexname, indexdef from pg_indexes
-      where tablename in ('interactions', 'interaction_classification_types', 'alerts')
+      where tablename in ('interactions', 'interaction_classification_types', 'interaction_fingerprints', 'alerts')
         and indexname not in (select conname from pg_constraint)`.execute(conn)).rows;
     for (const { indexname } of indexes) await sql.raw(`drop index ${indexname}`).execute(conn);
     // Off for this session: the counts' triggers and the foreign-key checks (the rows are consistent by construction).
@@ -166,7 +181,9 @@ async function bootstrapAndSeed(env, options) {
  * The PostgreSQL database of a bench (`name`, the queries bench's by default), seeded unless it already holds
  * this seed: `{ env, url, tenantId, start, end, seconds }`. `validated` gives classifications their flag.
  */
-export async function seededPostgres(adminUrl, { rows, otherRows, log, name = 'ugs_bench_queries', validated = false }) {
+export async function seededPostgres(adminUrl, {
+  rows, otherRows, log, name = process.env.BENCH_QUERIES_DATABASE ?? 'ugs_bench_queries', validated = false,
+}) {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const env = { DATABASE_URL: url.toString() };

@@ -1,5 +1,6 @@
 // The service as a real process on loopback, and the small HTTP helpers the benches share.
 import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
@@ -28,11 +29,19 @@ export async function freePort() {
   });
 }
 
+/**
+ * The master key of every service the bench runs on PostgreSQL (required there with DATABASE_URL): one fixed
+ * key, so that a database kept between runs (the queries and governance seeds) opens its tenants' keys again.
+ * A bench key only; the embedded store makes its own key file in DATA_DIR.
+ */
+export const BENCH_ENCRYPTION_KEY = createHash('sha256').update('usage-governance-service bench master key').digest('base64');
+
 /** The environment every service process gets, plus the store's and the caller's variables. */
 function serviceEnv(extra) {
   return {
     PATH: process.env.PATH, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0',
     BOOTSTRAP_ADMIN_EMAIL: ADMIN.email, BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
+    ...(extra.DATABASE_URL ? { DATA_ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY } : {}),
     ...extra,
   };
 }
