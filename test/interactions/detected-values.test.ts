@@ -81,6 +81,11 @@ describe.each(STORES)('detected values: fingerprints, lookup, masking [%s]', (ki
     const firstPage = await listByFingerprint(t, fingerprint, { limit: '2' });
     const secondPage = await listByFingerprint(t, fingerprint, { limit: '2', cursor: firstPage.next_cursor! });
     expect([...firstPage.data, ...secondPage.data].map((i) => i.id)).toEqual(hits.map((i) => i.id).reverse());
+    // The total counted from the fingerprint's rows alone agrees with the time range and the user.
+    const since = hits[1].timestamp as string;
+    expect((await listByFingerprint(t, fingerprint, { start_date: since })).total).toBe(hits.filter((i) => i.timestamp >= since).length);
+    expect((await listByFingerprint(t, fingerprint, { start_date: new Date(Date.parse(hits[2].timestamp) + 1).toISOString() })).total).toBe(0);
+    expect((await listByFingerprint(t, fingerprint, { user_id: crypto.randomUUID() })).total).toBe(0);
     const bySort = await listByFingerprint(t, fingerprint, { sort: '-risk_score' });
     expect(bySort.total).toBe(3);
     // Another tenant's fingerprint finds nothing here.

@@ -11,9 +11,13 @@ type Db = Kysely<Database> | Transaction<Database>;
  * the whole hours (as months, days and hours) and whole risk buckets are summed from
  * interaction_counts, the partial hours at the range's ends and the partial risk buckets are
  * counted row by row from the indexes (docs/interaction-counts.md). A `user_id` or `fingerprint`
- * filter, which no aggregate has, is counted from its own index.
+ * filter, which no aggregate has, is counted from its own index (a fingerprint's alone when it
+ * is the only filter besides the time range and the user).
  */
 export function countQuery(db: Db, tenantId: string, criteria: ListCriteria) {
+  if (criteria.fingerprint !== undefined && fingerprintRowsSuffice(criteria)) {
+    return db.selectNoFrom(fingerprintCount(db, tenantId, { ...criteria, fingerprint: criteria.fingerprint }).as('total'));
+  }
   if (criteria.user_id !== undefined || criteria.fingerprint !== undefined) {
     return db.selectNoFrom(rowCount(db, tenantId, criteria).as('total'));
   }
@@ -34,6 +38,25 @@ export function countQuery(db: Db, tenantId: string, criteria: ListCriteria) {
   }
   const total = parts.length ? sql.join(parts, sql` + `) : sql`0`;
   return db.selectNoFrom(sql<string>`${total}`.as('total'));
+}
+
+/** A fingerprint's rows hold its interactions' time and user id: with no other filter, they are counted alone. */
+function fingerprintRowsSuffice(criteria: ListCriteria): boolean {
+  return criteria.platform_id === undefined && criteria.risk_score_min === undefined && criteria.risk_score_max === undefined
+    && criteria.classification_type === undefined && criteria.source === undefined && criteria.direction === undefined;
+}
+
+/**
+ * The interactions holding a fingerprint, counted in its index alone (one row per interaction,
+ * deleted with it), without joining each to its interaction.
+ */
+function fingerprintCount(db: Db, tenantId: string, criteria: ListCriteria & { fingerprint: string }) {
+  let query = db.selectFrom('interaction_fingerprints').select((eb) => eb.fn.countAll().as('count'))
+    .where('tenant_id', '=', tenantId).where('fingerprint', '=', criteria.fingerprint);
+  if (criteria.user_id !== undefined) query = query.where('user_id', '=', criteria.user_id);
+  if (criteria.range.start) query = query.where('timestamp', '>=', criteria.range.start);
+  if (criteria.range.end) query = query.where('timestamp', '<=', criteria.range.end);
+  return sql<string>`(${query})`;
 }
 
 /** `count(*)` of the rows matching the criteria (and within a risk slice), as a scalar subquery. */
