@@ -114,7 +114,7 @@ export const embedded = {
 
 /**
  * Detected values cost: single creates and batches, each beside one pgbench limit (the usual mix's rows),
- * run twice by the service: interactions without values, then each with two (a card number and an email,
+ * run twice by the service: interactions without values, then each with two (an IBAN and an email,
  * encrypted and fingerprinted). Both ratios keep their targets; the last line is their quotient.
  */
 export const values = {
