@@ -26,7 +26,7 @@ describe.each(STORES)('data retention [%s]', (kind) => {
     }
   }
 
-  const rows = async (table: 'interactions' | 'alerts' | 'audit_log', tenantId: string) =>
+  const rows = async (table: 'interactions' | 'alerts' | 'audit_log' | 'interaction_fingerprints', tenantId: string) =>
     Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)} where tenant_id = ${tenantId}`.execute(h.db)).rows[0]!.n);
 
   /** Every total the API gives equals counting the rows that remain. */
@@ -56,6 +56,7 @@ describe.each(STORES)('data retention [%s]', (kind) => {
     h.clock.advance(10 * DAY_MS);
     await ingest(t, 40);
     expect(await rows('alerts', t.tenantId)).toBe(Math.ceil(old / 2) + 20);
+    expect(await rows('interaction_fingerprints', t.tenantId)).toBe(Math.ceil(old / 2) + 20);
 
     expect((await h.call('PUT', '/api/v1/tenant', { token: t.adminToken, body: { retention_days: 5 } })).statusCode).toBe(200);
     const runs = await applyDataRetention(h.deps);
@@ -65,6 +66,7 @@ describe.each(STORES)('data retention [%s]', (kind) => {
     });
     expect(await rows('interactions', t.tenantId)).toBe(40);
     expect(await rows('alerts', t.tenantId)).toBe(20);
+    expect(await rows('interaction_fingerprints', t.tenantId)).toBe(20); // the values' fingerprints go with their rows
     expect(await rows('interactions', other.tenantId)).toBe(10);
     await expectTotalsExact(t);
     await compactCounts(h.db);
