@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Deps } from '../../platform/deps.js';
 import { logFailure } from '../../platform/store/store-outages.js';
+import { Poller } from '../../platform/poller.js';
 import { sealingPayloads } from '../../platform/outbox/outbox.js';
 import { sealLegacyClassification } from '../interactions/detected-values.js';
 import { sealIdempotentResponse } from '../interactions/ingest/idempotency.js';
@@ -14,6 +15,7 @@ import type { StoredClassification } from '../../kernel/tables/interactions.js';
 
 const BATCH = 500;
 const PAUSE_MS = 20;
+const HOUR_MS = 60 * 60 * 1000;
 const STEPS = ['webhook-secrets', 'webhook-messages', 'idempotency-responses', 'interaction-values'] as const;
 type Step = (typeof STEPS)[number];
 
@@ -23,20 +25,19 @@ interface BatchResult {
   next: string | undefined;
 }
 
-/** Runs every step to its end; returns how many rows each sealed. */
-export async function sealLegacyRows(deps: Deps, isStopped: () => boolean = () => false): Promise<Record<Step, number>> {
-  const sealed = Object.fromEntries(STEPS.map((step) => [step, 0])) as Record<Step, number>;
-  for (const step of STEPS) {
-    let state = await deps.store.db.selectFrom('background_passes').select(['position', 'completed_at'])
-      .where('name', '=', passName(step)).executeTakeFirst();
-    while (!state?.completed_at && !isStopped()) {
-      const result = await BATCHES[step](deps, state?.position ?? undefined);
-      sealed[step] += result.sealed;
-      state = await record(deps, step, result.next);
-      if (result.next !== undefined) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
-    }
-  }
-  return sealed;
+/**
+ * Seals one batch of the first step not done yet; says which step and how many rows it sealed,
+ * or undefined once every step is done (a read per step, then nothing more to do).
+ */
+export async function sealNextBatch(deps: Deps): Promise<{ step: Step; sealed: number } | undefined> {
+  const done = await deps.store.db.selectFrom('background_passes').select(['name', 'position', 'completed_at'])
+    .where('name', 'in', STEPS.map(passName)).execute();
+  const step = STEPS.find((candidate) => !done.some((row) => row.name === passName(candidate) && row.completed_at));
+  if (!step) return undefined;
+  const position = done.find((row) => row.name === passName(step))?.position ?? undefined;
+  const result = await BATCHES[step](deps, position);
+  await record(deps, step, result.next);
+  return { step, sealed: result.sealed };
 }
 
 const passName = (step: Step) => `seal-${step}`;
@@ -119,38 +120,37 @@ const BATCHES: Record<Step, (deps: Deps, position: string | undefined) => Promis
   },
 };
 
-/** Runs the pass once at start, until it is done or the worker stops; a failure is retried a minute later. */
+/**
+ * Runs the pass from start, batch after batch (a short pause between two), until every step is
+ * done; then looks again hourly, which costs one read. A failure is logged and retried at the
+ * next poll.
+ */
 export class LegacySealingWorker {
-  private running: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  private readonly poller: Poller;
+  private readonly sealed: Partial<Record<Step, number>> = {};
 
-  constructor(private readonly deps: Deps, private readonly logger: Logger) {}
+  constructor(private readonly deps: Deps, private readonly logger: Logger) {
+    this.poller = new Poller(() => this.sealBatch(), HOUR_MS, (error) =>
+      logFailure(deps.store, logger, 'warn', error, 'sealing of earlier values failed; will retry'));
+  }
 
   async start(): Promise<void> {
-    this.stopped = false;
-    this.schedule(0);
+    this.poller.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.poller.stop();
   }
 
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.running = sealLegacyRows(this.deps, () => this.stopped)
-        .then((sealed) => {
-          if (Object.values(sealed).some((n) => n > 0)) this.logger.info(sealed, 'values of an earlier release sealed');
-        }, (error: unknown) => {
-          logFailure(this.deps.store, this.logger, 'warn', error, 'sealing of earlier values failed; will retry');
-          if (!this.stopped) this.schedule(60_000);
-        })
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, delayMs);
-    this.timer.unref();
+  private async sealBatch(): Promise<boolean> {
+    const batch = await sealNextBatch(this.deps);
+    if (batch) {
+      this.sealed[batch.step] = (this.sealed[batch.step] ?? 0) + batch.sealed;
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      return true;
+    }
+    if (Object.values(this.sealed).some((n) => n > 0)) this.logger.info(this.sealed, 'values of an earlier release sealed');
+    for (const step of STEPS) delete this.sealed[step];
+    return false;
   }
 }

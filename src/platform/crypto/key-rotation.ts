@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import { StartupError } from '../../kernel/startup-error.js';
-import { unwrapTenantKeys, wrapTenantKeys } from './envelope.js';
+import { rewrapTenantKeys } from './envelope.js';
 import { type TenantKeysRow, wrappedColumns, wrappingUnder } from './keyring.js';
 import type { MasterKey } from './master-key.js';
 
@@ -39,7 +39,7 @@ export async function rotateMasterKey(db: Kysely<Database>, current: MasterKey, 
           throw new KeyRotationError(`the keys of tenant ${row.tenant_id} are wrapped under master key ${row.master_key_id}, `
             + `not under the current key ${current.id}: run this command with that key as DATA_ENCRYPTION_KEY`);
         }
-        const rewrapped = wrapTenantKeys(unwrapTenantKeys(row.tenant_id, wrapped, current), next);
+        const rewrapped = rewrapTenantKeys(row.tenant_id, wrapped, current, next);
         const updated = await tx.updateTable('tenant_keys')
           .set({
             ...wrappedColumns(rewrapped),
