@@ -130,8 +130,7 @@ export async function seed(store, { rows, otherRows, log, validated = false }) {
   await sql`select alert_counts_rebuild(null)`.execute(db);
   while ((await compactCounts(db, 200_000)) > 0) { /* until every delta is compacted */ }
   while ((await compactAlertCounts(db, 200_000)) > 0) { /* until every delta is compacted */ }
-  // The rebuild passed every count through the deltas, now empty but hundreds of MiB on disk,
-  // which every total scans; a VACUUM once left them so (432 MiB, lists at 250-370 ms p95).
+  // The rebuild passed every count through the deltas, now empty but hundreds of MiB on disk.
   await sql`truncate interaction_count_deltas, alert_count_deltas`.execute(db);
   await sql`vacuum analyze`.execute(db);
   const seconds = Math.round((performance.now() - startedAt) / 1000);

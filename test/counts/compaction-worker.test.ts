@@ -38,11 +38,12 @@ describe.each(STORES)('counts compaction worker [%s]', (kind) => {
     expect((await h.call('POST', `/api/v1/alerts/${first.id}/resolve`, { token: t.adminToken })).statusCode).toBe(200);
     await expect.poll(async () => Number((await sql<{ n: string }>`select count(*) as n from alert_count_deltas`.execute(h.db)).rows[0]!.n),
       { timeout: 10_000 }).toBe(0);
-    const { rows } = await sql<{ granularity: string; severity: string; total: string }>`
-      select granularity, severity, sum(count) as total from alert_counts where tenant_id = ${t.tenantId}
-      group by 1, 2 order by 1`.execute(h.db);
-    expect(rows.map((row) => [row.granularity, row.severity, Number(row.total)])).toEqual([
-      ['day', 'high', 5], ['hour', 'high', 5], ['month', 'high', 5]]);
+    const { rows } = await sql<{ granularity: string; status: string; severity: string; total: string }>`
+      select granularity, status, severity, sum(count) as total from alert_counts where tenant_id = ${t.tenantId}
+      group by 1, 2, 3 order by 1, 2`.execute(h.db);
+    expect(rows.map((row) => [row.granularity, row.status, row.severity, Number(row.total)])).toEqual([
+      ['day', 'open', 'high', 5], ['day', 'resolved', 'high', 1], ['hour', 'open', 'high', 5], ['hour', 'resolved', 'high', 1],
+      ['month', 'open', 'high', 5], ['month', 'resolved', 'high', 1]]);
     const stats = await h.call('GET', '/api/v1/stats', { token: t.adminToken });
     expect(stats.json().alerts.open_by_severity).toEqual({ low: 0, medium: 0, high: 5, critical: 0 });
   });

@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { expect } from 'vitest';
 import type { Database } from '../../src/kernel/tables/database.js';
 
 /**
@@ -12,4 +13,10 @@ export async function planOf(db: Kysely<Database>, query: CompiledQuery, explain
     const result = await tx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`${explain} ${query.sql}`, [...query.parameters]));
     return result.rows.map((row) => row['QUERY PLAN']).join('\n');
   });
+}
+
+/** No sequential scan, no hash join (which would read a tenant's counts of every generation), the deltas by position. */
+export function expectNoWholeTable(text: string) {
+  expect(text).not.toMatch(/Seq Scan|Hash Join/);
+  if (/interaction_count_deltas/.test(text)) expect(text).toMatch(/interaction_count_deltas_position_idx/);
 }

@@ -5,25 +5,26 @@ import type { ListCriteria } from '../../src/modules/interactions/interactions.l
 import { countQuery } from '../../src/modules/interactions/interactions.totals.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { classification, interactionBody } from '../helpers/interactions-fixtures.js';
-import { planOf } from '../helpers/plans.js';
+import { expectNoWholeTable, planOf } from '../helpers/plans.js';
 import { STORES } from '../helpers/stores.js';
 
 const UNALIGNED = { start: new Date('2024-03-10T10:17:23.456Z'), end: new Date('2024-03-11T10:17:23.455Z') };
 
 /**
- * How each total is counted: whole buckets from interaction_counts' primary key, the partial
- * edges from the index of their filter. Sequential scans are off, as the planner itself does
- * once a tenant is a small part of a large table; the only table read whole is the deltas',
- * kept small by the compaction.
+ * How each total is counted: whole buckets from the current generation of interaction_counts
+ * (interaction_counts_current_idx, one index range per bucket: never a hash of the tenant's every
+ * generation), the deltas not yet folded by their position, the partial edges from the index of
+ * their filter. Sequential scans are off, as the planner itself does once a tenant is a small
+ * part of a large table; no table is read whole, so dead rows left by the folds are never visited.
  */
 const CASES: Array<[string, Partial<ListCriteria>, RegExp[]]> = [
-  ['no filter', {}, [/interaction_counts_(pk|rollup_idx)/]],
-  ['platform_id', { platform_id: 'openai' }, [/interaction_counts_pk/]],
-  ['risk_score_min on a threshold', { risk_score_min: 0.8 }, [/interaction_counts_pk/]],
-  ['risk_score_min between thresholds', { risk_score_min: 0.85 }, [/interaction_counts_pk/, /interactions_risk_idx/]],
-  ['classification_type', { classification_type: 'IBAN' }, [/interaction_counts_(pk|rollup_idx)/]],
-  ['source and direction', { source: 'proxy', direction: 'inbound' }, [/interaction_counts_pk/]],
-  ['a day not aligned to hours', { range: UNALIGNED }, [/interaction_counts_(pk|rollup_idx)/, /interactions_time_idx/]],
+  ['no filter', {}, [/interaction_counts_current_idx/]],
+  ['platform_id', { platform_id: 'openai' }, [/interaction_counts_current_idx/]],
+  ['risk_score_min on a threshold', { risk_score_min: 0.8 }, [/interaction_counts_current_idx/]],
+  ['risk_score_min between thresholds', { risk_score_min: 0.85 }, [/interaction_counts_current_idx/, /interactions_risk_idx/]],
+  ['classification_type', { classification_type: 'IBAN' }, [/interaction_counts_current_idx/]],
+  ['source and direction', { source: 'proxy', direction: 'inbound' }, [/interaction_counts_current_idx/]],
+  ['a day not aligned to hours', { range: UNALIGNED }, [/interaction_counts_current_idx/, /interactions_time_idx/]],
   ['a day not aligned to hours, by platform', { range: UNALIGNED, platform_id: 'claude' }, [/interactions_platform_idx/]],
   ['less than an hour', { range: { start: new Date('2024-03-10T10:17:00Z'), end: new Date('2024-03-10T10:47:00Z') } },
     [/interactions_time_idx/]],
@@ -51,7 +52,6 @@ describe.each(STORES)('plans of the totals [%s]', (kind) => {
   it.each(CASES)('counts %s from its indexes', async (_name, criteria, indexes) => {
     const text = await plan(countQuery(h.db, t.tenantId, { range: {}, ...criteria }));
     for (const index of indexes) expect(text).toMatch(index);
-    const seqScans = text.split('\n').filter((line) => /Seq Scan/.test(line));
-    for (const line of seqScans) expect(line).toMatch(/Seq Scan on interaction_count_deltas/);
+    expectNoWholeTable(text);
   });
 });

@@ -17,15 +17,18 @@ describe.each(STORES)('stats equal counting rows [%s]', (kind) => {
   let h: Harness;
   let t: TestTenant;
   let timestamps: number[];
+  let policyIds: string[];
 
   beforeAll(async () => {
     h = await Harness.start(kind, { env: { SESSION_TTL_SECONDS: '31536000' } });
     t = await h.tenant();
     // Alerts of every severity on a part of the interactions (block and coach raise them).
-    await createPolicy(h, t, { action: 'coach', severity: 'high', conditions: { platform_ids: ['openai'] } });
-    await createPolicy(h, t, { action: 'block', severity: 'critical', conditions: { sources: ['proxy'] } });
-    await createPolicy(h, t, { action: 'coach', severity: 'low', conditions: { min_risk_score: 0.5 } });
-    await createPolicy(h, t, { action: 'coach', severity: 'medium', conditions: { classification_types: ['IBAN'] } });
+    policyIds = [
+      await createPolicy(h, t, { action: 'coach', severity: 'high', conditions: { platform_ids: ['openai'] } }),
+      await createPolicy(h, t, { action: 'block', severity: 'critical', conditions: { sources: ['proxy'] } }),
+      await createPolicy(h, t, { action: 'coach', severity: 'low', conditions: { min_risk_score: 0.5 } }),
+      await createPolicy(h, t, { action: 'coach', severity: 'medium', conditions: { classification_types: ['IBAN'] } }),
+    ].map((policy) => policy.id);
     timestamps = await seedSpread(h, t, 30);
     await seedSpread(h, await h.tenant('Other'), 4);
   }, 120_000);
@@ -82,6 +85,30 @@ describe.each(STORES)('stats equal counting rows [%s]', (kind) => {
       expect(interactions.by_classification_type, context).toEqual(expected.by_classification_type);
       expect(alerts.open_by_severity, context).toEqual(expected.open_by_severity);
       expect(top_users, context).toEqual(expected.top_users);
+    }), { numRuns: 40 });
+    await expectAlertTotals(label);
+  }
+
+  /** The alerts list's total (from the alert counts) equals count(*) for random filters and ranges. */
+  async function expectAlertTotals(label: string) {
+    const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
+    const filters = fc.record({
+      status: optional(fc.constantFrom('open', 'resolved')),
+      severity: optional(fc.constantFrom(...SEVERITIES)),
+      policy_id: optional(fc.constantFrom(...policyIds)),
+      range: randomFilters(() => timestamps),
+    });
+    await fc.assert(fc.asyncProperty(filters, async ({ range: { start_date, end_date }, ...dims }) => {
+      const query = Object.fromEntries(Object.entries({ ...dims, start_date, end_date }).filter(([, value]) => value !== undefined)) as Record<string, string>;
+      const response = await h.call('GET', '/api/v1/alerts', { token: t.adminToken, query: { ...query, limit: '1' } });
+      expect(response.statusCode, response.body).toBe(200);
+      const { rows: [plain] } = await sql<{ n: string }>`select count(*) as n from alerts where tenant_id = ${t.tenantId}
+        and (${dims.status ?? null}::text is null or status = ${dims.status ?? null})
+        and (${dims.severity ?? null}::text is null or severity = ${dims.severity ?? null})
+        and (${dims.policy_id ?? null}::uuid is null or policy_id = ${dims.policy_id ?? null})
+        and (${start_date ?? null}::timestamptz is null or created_at >= ${start_date ?? null}::timestamptz)
+        and (${end_date ?? null}::timestamptz is null or created_at <= ${end_date ?? null}::timestamptz)`.execute(h.db);
+      expect(response.json().total, `${label}: ${JSON.stringify(query)}`).toBe(Number(plain!.n));
     }), { numRuns: 40 });
   }
 

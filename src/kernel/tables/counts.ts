@@ -16,32 +16,53 @@ interface CountedDimensions {
   count: string | number;
 }
 
-/** Compacted counts: one row per tenant, granularity, bucket start and dimensions. */
+/**
+ * Compacted counts, appended and never updated: a bucket's rows belong to a generation, and the
+ * newest visible generation of a bucket is its count (several rows of one key add up).
+ */
 export interface InteractionCountsTable extends CountedDimensions {
   granularity: Granularity;
   bucket: Timestamp;
+  generation: string | number;
+  /** Written by a fold (false: by the merge that started the generation). */
+  appended: boolean;
 }
 
-/** What writes added (or removed: negative) per hour, until the compaction moves it. */
+/** What writes added (or removed: negative) per hour, until the compaction folds it. */
 export interface InteractionCountDeltasTable extends CountedDimensions {
   bucket: Timestamp;
+  /** The writing transaction's id (xid8, as text). */
+  position: string;
 }
 
-/** Open alerts created in a bucket, by severity (resolving one takes it out). */
+/** Alerts created in a bucket, by status, severity and policy, in generations as interaction_counts. */
 export interface AlertCountsTable {
   tenant_id: string;
   granularity: Granularity;
   bucket: Timestamp;
+  generation: string | number;
+  status: 'open' | 'resolved';
   severity: Severity;
+  policy_id: string;
   count: string | number;
+  appended: boolean;
 }
 
-/** What writes to alerts added or removed per hour, until the compaction moves it. */
-export type AlertCountDeltasTable = Omit<AlertCountsTable, 'granularity'>;
+/** What writes to alerts added or removed per hour, until the compaction folds it. */
+export interface AlertCountDeltasTable extends Omit<AlertCountsTable, 'granularity' | 'generation' | 'appended'> {
+  position: string;
+}
+
+/** How far each family's deltas are folded: every delta whose position is below the newest mark. */
+export interface CountFoldsTable {
+  family: 'interactions' | 'alerts';
+  position: string;
+}
 
 export interface CountsTables {
   interaction_counts: InteractionCountsTable;
   interaction_count_deltas: InteractionCountDeltasTable;
   alert_counts: AlertCountsTable;
   alert_count_deltas: AlertCountDeltasTable;
+  count_folds: CountFoldsTable;
 }

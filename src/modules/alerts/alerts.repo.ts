@@ -5,6 +5,7 @@ import type { PageRequest } from '../../kernel/paging/pagination.js';
 import type { AlertsTable } from '../../kernel/tables/interactions.js';
 import type { DateRange } from '../../kernel/dates.js';
 import type { AlertListFilters } from './alerts.schemas.js';
+import { alertTotal } from '../counts/alert-sums.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 export type AlertRow = Selectable<AlertsTable>;
@@ -38,9 +39,11 @@ export async function listAlertRows(db: Db, tenantId: string, filters: AlertList
     list: 'alerts', status: filters.status, severity: filters.severity, policy_id: filters.policy_id?.toLowerCase(),
     interaction_id: filters.interaction_id?.toLowerCase(), start_date: range.start, end_date: range.end,
   });
-  const [rows, count] = await Promise.all([
-    paging.apply(base.selectAll()).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
+  // An interaction's alerts are few: counted from their rows. Any other total comes from alert_counts.
+  const counted = filters.interaction_id
+    ? base.select((eb) => eb.fn.countAll<string>().as('total'))
+    : db.selectNoFrom(alertTotal(db, tenantId, { status: filters.status, severity: filters.severity, policyId: filters.policy_id }, range)
+      .as('total'));
+  const [rows, count] = await Promise.all([paging.apply(base.selectAll()).execute(), counted.executeTakeFirstOrThrow()]);
   return { ...paging.close(rows), total: Number(count.total) };
 }

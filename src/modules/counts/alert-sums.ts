@@ -1,35 +1,60 @@
-import { type Compilable, type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import type { Severity } from '../../kernel/tables/interactions.js';
 import type { DateRange } from '../../kernel/dates.js';
 import { splitTime } from './buckets.js';
+import { ALERT_COUNTS, currentCounts, unfolded } from './current.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** The equality filters alert_counts can answer. */
+export interface AlertDimensions {
+  status?: 'open' | 'resolved' | undefined;
+  severity?: Severity | undefined;
+  policyId?: string | undefined;
+}
 
 /**
- * The open alerts created within the range, by severity, in one statement: the whole hours from
- * alert_counts and its deltas, the partial hours at the range's ends counted from their rows
- * (alerts_open_severity_idx). Severities without open alerts are absent.
+ * The alerts created within the range and matching `dims`, by severity, as rows (severity,
+ * count) to sum in the caller's statement: the whole hours from alert_counts and its deltas not
+ * yet folded, the partial hours at the range's ends counted from their rows.
  */
-export async function openAlertsBySeverity(db: Kysely<Database>, tenantId: string, range: DateRange) {
+function alertRows(db: Db, tenantId: string, dims: AlertDimensions, range: DateRange): RawBuilder<unknown> {
   const time = splitTime(range.start, range.end);
-  const parts: Compilable[] = time.edges.map((edge) => db.selectFrom('alerts')
-    .select(['severity', (eb) => eb.fn.countAll<string>().as('count')])
-    .where('tenant_id', '=', tenantId).where('status', '=', 'open')
-    .where('created_at', '>=', new Date(edge.start)).where('created_at', '<=', new Date(edge.end))
-    .groupBy('severity'));
+  const matching = (alias: string) => {
+    const column = (name: string) => sql.ref(`${alias}.${name}`);
+    const conditions = [sql`${column('tenant_id')} = ${tenantId}`];
+    if (dims.status) conditions.push(sql`${column('status')} = ${dims.status}`);
+    if (dims.severity) conditions.push(sql`${column('severity')} = ${dims.severity}`);
+    if (dims.policyId) conditions.push(sql`${column('policy_id')} = ${dims.policyId}`);
+    return sql.join(conditions, sql` and `);
+  };
+  const parts: RawBuilder<unknown>[] = time.edges.map((edge) => sql`
+    select a.severity, count(*) as count from alerts a
+    where ${matching('a')} and a.created_at >= ${new Date(edge.start)} and a.created_at <= ${new Date(edge.end)}
+    group by a.severity`);
   const covered = time.covered;
   if (covered) {
-    parts.push(...time.buckets.map((bucket) => db.selectFrom('alert_counts')
-      .select(['severity', 'count'])
-      .where('tenant_id', '=', tenantId).where('granularity', '=', bucket.granularity)
-      .$if(bucket.from !== null, (q) => q.where('bucket', '>=', new Date(bucket.from!)))
-      .$if(bucket.to !== null, (q) => q.where('bucket', '<', new Date(bucket.to!)))));
-    parts.push(db.selectFrom('alert_count_deltas')
-      .select(['severity', 'count'])
-      .where('tenant_id', '=', tenantId)
-      .$if(covered.from !== null, (q) => q.where('bucket', '>=', new Date(covered.from!)))
-      .$if(covered.to !== null, (q) => q.where('bucket', '<', new Date(covered.to!))));
+    for (const bucket of time.buckets) {
+      parts.push(sql`select c.severity, c.count from ${currentCounts(ALERT_COUNTS, tenantId, bucket.granularity,
+        bucket.from === null ? null : new Date(bucket.from), bucket.to === null ? null : new Date(bucket.to), matching('c'))} as c`);
+    }
+    parts.push(sql`select d.severity, d.count from alert_count_deltas d where ${unfolded(ALERT_COUNTS)} and ${matching('d')}
+      ${covered.from === null ? sql`` : sql`and d.bucket >= ${new Date(covered.from)}`}
+      ${covered.to === null ? sql`` : sql`and d.bucket < ${new Date(covered.to)}`}`);
   }
+  return parts.length ? sql.join(parts, sql` union all `) : sql`select null::text as severity, 0::bigint as count where false`;
+}
+
+/** The open alerts created within the range, by severity, in one statement. Severities without open alerts are absent. */
+export async function openAlertsBySeverity(db: Db, tenantId: string, range: DateRange) {
   const { rows } = await sql<{ severity: Severity; count: string | number }>`
-    select severity, sum(count) as count from (${sql.join(parts, sql` union all `)}) as part group by severity`.execute(db);
+    select severity, sum(count) as count from (${alertRows(db, tenantId, { status: 'open' }, range)}) as part
+    group by severity having sum(count) <> 0`.execute(db);
   return rows;
+}
+
+/** The number of alerts created within the range and matching `dims`, as a scalar subquery. */
+export function alertTotal(db: Db, tenantId: string, dims: AlertDimensions, range: DateRange) {
+  return sql<string>`(select coalesce(sum(count), 0) from (${alertRows(db, tenantId, dims, range)}) as part)`;
 }

@@ -1,100 +1,167 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../kernel/tables/database.js';
 import type { Deps } from '../../platform/deps.js';
 import { Poller } from '../../platform/poller.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { COUNTS_COMPACTION_KEYS, LOCK_IDS } from '../../kernel/lock-ids.js';
+import { ALERT_COUNTS, type CountFamily, INTERACTION_COUNTS } from './current.js';
 
-/** Deltas moved per transaction: bounds its locks and its memory. */
+/** Deltas folded per transaction (more when one transaction wrote more): bounds its locks and its memory. */
 export const COMPACTION_BATCH = 20_000;
-/** The embedded store has no autovacuum: vacuum both tables after this many moved rows. */
+/** A bucket's generation is rewritten once its appended rows are at least this many, and as many as its merged ones. */
+const MERGE_AFTER = 64;
+/** The embedded store has no autovacuum: vacuum the count tables after this many folded rows. */
 const EMBEDDED_VACUUM_EVERY = 50_000;
 
 type Tx = Transaction<Database>;
 
 /**
- * Moves up to `limit` interaction deltas into interaction_counts (each into its hour, day and
- * month, and into their roll-ups per classification type: docs/interaction-counts.md) in one
- * statement, so a reader sees them in one table or the other, never both or neither. One
- * compaction at a time (the rebuild takes the same lock); another replica's turn is skipped.
- * Returns how many deltas it moved.
+ * Folds up to about `limit` interaction deltas into interaction_counts (each into its hour, day
+ * and month, and into their roll-ups per classification type: docs/interaction-counts.md).
+ * One compaction at a time (the rebuild takes the same lock); another replica's turn is skipped.
+ * Returns how many deltas it folded.
  */
 export async function compactCounts(db: Kysely<Database>, limit = COMPACTION_BATCH): Promise<number> {
-  return underLock(db, COUNTS_COMPACTION_KEYS.interactions, async (tx) => {
-    const { rows } = await sql<MoveResult>`
-      with moved as (${takeDeltas('interaction_count_deltas', limit)}),
-      detailed as (
-        select m.tenant_id, m.classification_type, g.granularity, date_trunc(g.granularity, m.bucket, 'UTC') as bucket,
-          m.platform_id, m.source, m.direction, m.risk_bucket, m.count
-        from moved m cross join ${GRANULARITIES}
-      ), rolled as (
-        -- Each bucket's detail rows, and its roll-up per classification type (dimensions '' and -1).
-        select tenant_id, classification_type, granularity, bucket, coalesce(platform_id, ''), coalesce(source, ''),
-          coalesce(direction, ''), coalesce(risk_bucket, -1), sum(count) as count
-        from detailed
-        group by grouping sets ((tenant_id, classification_type, granularity, bucket, platform_id, source, direction, risk_bucket),
-          (tenant_id, classification_type, granularity, bucket))
-      ), upserted as (
-        insert into interaction_counts as c
-          (tenant_id, classification_type, granularity, bucket, platform_id, source, direction, risk_bucket, count)
-        select * from rolled where count <> 0
-        on conflict on constraint interaction_counts_pk do update set count = c.count + excluded.count
-        returning c.*
-      )
-      ${moveResult}`.execute(tx);
-    await dropEmptied(tx, 'interaction_counts',
-      ['tenant_id', 'classification_type', 'granularity', 'bucket', 'platform_id', 'source', 'direction', 'risk_bucket'], rows[0]);
-    return Number(rows[0]?.moved ?? 0);
-  });
+  return fold(db, INTERACTION_COUNTS, COUNTS_COMPACTION_KEYS.interactions, limit, (moved) => sql`
+    with detailed as (
+      select m.tenant_id, m.classification_type, g.granularity, date_trunc(g.granularity, m.bucket, 'UTC') as bucket,
+        m.platform_id, m.source, m.direction, m.risk_bucket, m.count
+      from ${moved} m cross join ${GRANULARITIES}
+    )
+    -- Each bucket's detail rows, and its roll-up per classification type (dimensions '' and -1).
+    select tenant_id, granularity, bucket, classification_type, coalesce(platform_id, '') as platform_id,
+      coalesce(source, '') as source, coalesce(direction, '') as direction, coalesce(risk_bucket, -1) as risk_bucket,
+      sum(count) as count
+    from detailed
+    group by grouping sets ((tenant_id, classification_type, granularity, bucket, platform_id, source, direction, risk_bucket),
+      (tenant_id, classification_type, granularity, bucket))`, INTERACTION_KEY);
 }
 
-/** As compactCounts, for the open alerts' deltas into alert_counts. */
+/** As compactCounts, for the alerts' deltas into alert_counts. */
 export async function compactAlertCounts(db: Kysely<Database>, limit = COMPACTION_BATCH): Promise<number> {
-  return underLock(db, COUNTS_COMPACTION_KEYS.alerts, async (tx) => {
-    const { rows } = await sql<MoveResult>`
-      with moved as (${takeDeltas('alert_count_deltas', limit)}),
-      upserted as (
-        insert into alert_counts as c (tenant_id, granularity, bucket, severity, count)
-        select m.tenant_id, g.granularity, date_trunc(g.granularity, m.bucket, 'UTC'), m.severity, sum(m.count)
-        from moved m cross join ${GRANULARITIES}
-        group by 1, 2, 3, 4 having sum(m.count) <> 0
-        on conflict on constraint alert_counts_pk do update set count = c.count + excluded.count
-        returning c.*
-      )
-      ${moveResult}`.execute(tx);
-    await dropEmptied(tx, 'alert_counts', ['tenant_id', 'granularity', 'bucket', 'severity'], rows[0]);
-    return Number(rows[0]?.moved ?? 0);
-  });
+  return fold(db, ALERT_COUNTS, COUNTS_COMPACTION_KEYS.alerts, limit, (moved) => sql`
+    select m.tenant_id, g.granularity, date_trunc(g.granularity, m.bucket, 'UTC') as bucket,
+      m.status, m.severity, m.policy_id, sum(m.count) as count
+    from ${moved} m cross join ${GRANULARITIES}
+    group by 1, 2, 3, 4, 5, 6`, ALERT_KEY);
 }
 
 const GRANULARITIES = sql`(values ('hour'), ('day'), ('month')) as g(granularity)`;
+/** The dimensions of each family's rows, after (tenant_id, granularity, bucket). */
+const INTERACTION_KEY = ['classification_type', 'platform_id', 'source', 'direction', 'risk_bucket'];
+const ALERT_KEY = ['status', 'severity', 'policy_id'];
 
-/** Deletes and returns up to `limit` deltas, in no order (the table has no index). */
-const takeDeltas = (table: string, limit: number) => sql`
-  delete from ${sql.table(table)} where ctid = any(array(select ctid from ${sql.table(table)} limit ${limit})) returning *`;
-
-/** How many deltas moved, and the count rows the upsert left at 0. */
-interface MoveResult {
-  moved: string | number;
-  emptied: unknown;
+/**
+ * One fold, in one transaction under the family's lock:
+ * 1. The deltas to fold are those of transactions below the oldest one of this database still in
+ *    progress (all finished, so none can commit later below the new mark), from the last mark
+ *    on, cut at about `limit`.
+ * 2. One statement deletes them, sums them per bucket and key, appends the sums to each bucket's
+ *    current generation (a new one for a bucket without rows) and records the new mark: a reader
+ *    sees each delta either in the deltas past the mark or in the counts, never both or neither.
+ * 3. The buckets it touched whose appended rows outnumber their merged ones are rewritten as one
+ *    row per key (zeros dropped) in a new generation, and their old rows deleted.
+ */
+async function fold(
+  db: Kysely<Database>, family: CountFamily, lockKey: number, limit: number,
+  aggregate: (moved: RawBuilder<unknown>) => RawBuilder<unknown>, key: string[],
+): Promise<number> {
+  return underLock(db, lockKey, async (tx) => {
+    const deltas = sql.table(family.deltas);
+    const { rows: [range] } = await sql<{ since: string; cut: string }>`
+      with last as (
+        select coalesce((select position from count_folds where family = ${family.family} order by position desc limit 1), '0'::xid8) as since
+      ), snapshot as (select pg_current_snapshot() as s
+      ), mark as (
+        select since, greatest(since, least(pg_snapshot_xmax(s), coalesce((${runningHere}), pg_snapshot_xmax(s)))) as horizon
+        from last, snapshot
+      ), batch_end as (
+        select coalesce((select d.position from ${deltas} d where d.position >= mark.since and d.position < mark.horizon
+          order by d.position offset ${limit} limit 1), mark.horizon) as position from mark
+      )
+      -- Never cut inside one transaction's deltas, and always move forward.
+      select mark.since::text, coalesce((select d.position from ${deltas} d where d.position > mark.since
+        and d.position >= batch_end.position and d.position < mark.horizon order by d.position limit 1), mark.horizon)::text as cut
+      from mark, batch_end`.execute(tx);
+    const { since, cut } = range!;
+    if (since === cut) return 0;
+    const counts = sql.table(family.counts);
+    const columns = sql.join(['tenant_id', 'granularity', 'bucket', ...key, 'count'].map((column) => sql.ref(column)));
+    const { rows: [moved] } = await sql<{ moved: string | number; touched: Touched[] }>`
+      with moved as (
+        delete from ${deltas} where position >= ${since}::xid8 and position < ${cut}::xid8 returning *
+      ), sums as (${aggregate(sql`moved`)}),
+      fresh as (select nextval('count_generations') as generation),
+      heads as (
+        select b.tenant_id, b.granularity, b.bucket, coalesce(h.generation, (select generation from fresh)) as generation
+        from (select distinct tenant_id, granularity, bucket from sums) b
+        left join lateral (select c.generation from ${counts} c
+          where c.tenant_id = b.tenant_id and c.granularity = b.granularity and c.bucket = b.bucket
+          order by c.generation desc limit 1) h on true
+      ), appended as (
+        insert into ${counts} (${columns}, generation, appended)
+        select ${sql.join(['tenant_id', 'granularity', 'bucket', ...key, 'count'].map((column) => sql.ref(`s.${column}`)))},
+          h.generation, true
+        from sums s join heads h using (tenant_id, granularity, bucket) where s.count <> 0
+      ), marked as (
+        insert into count_folds (family, position) values (${family.family}, ${cut}::xid8)
+      ), pruned as (
+        delete from count_folds where family = ${family.family} and position < ${since}::xid8
+      )
+      select (select count(*) from moved) as moved, (select coalesce(json_agg(h), '[]') from heads h) as touched`.execute(tx);
+    await mergeGenerations(tx, family, key, moved!.touched);
+    return Number(moved!.moved);
+  });
 }
-const moveResult = sql`select (select count(*) from moved) as moved,
-  (select json_agg(u) from upserted u where u.count = 0) as emptied`;
+
+/**
+ * The oldest transaction of this database in progress in the snapshot (and every prepared one):
+ * only those can still commit deltas. Transactions of the cluster's other databases, which hold
+ * back the snapshot's own xmin, cannot write here and must not stall the folds. Read from
+ * pg_locks (each transaction holds a lock on its id), which every role sees whole; the next
+ * statement's snapshot sees every transaction below the result as finished.
+ */
+const runningHere = sql`select min(x) from pg_snapshot_xip(s) x where xid(x) in (
+  select l.transactionid from pg_locks l left join pg_stat_activity a on a.pid = l.pid
+  where l.locktype = 'transactionid' and (l.pid is null or a.datname = current_database()))`;
+
+interface Touched {
+  tenant_id: string;
+  granularity: string;
+  bucket: string;
+  generation: string | number;
+}
+
+async function mergeGenerations(tx: Tx, family: CountFamily, key: string[], touched: Touched[]): Promise<void> {
+  if (!touched.length) return;
+  const counts = sql.table(family.counts);
+  const keyColumns = sql.join(['tenant_id', 'granularity', 'bucket', ...key].map((column) => sql.ref(column)));
+  await sql`
+    with touched as (
+      select * from jsonb_to_recordset(${JSON.stringify(touched)}::jsonb)
+        as t(tenant_id uuid, granularity text, bucket timestamptz, generation bigint)
+    ), due as (
+      select t.* from touched t cross join lateral (
+        select count(*) filter (where c.appended) as appended, count(*) filter (where not c.appended) as merged
+        from ${counts} c where c.tenant_id = t.tenant_id and c.granularity = t.granularity
+          and c.bucket = t.bucket and c.generation = t.generation) size
+      where size.appended >= greatest(${MERGE_AFTER}, size.merged)
+    ), old as (
+      delete from ${counts} c using due d where c.tenant_id = d.tenant_id and c.granularity = d.granularity
+        and c.bucket = d.bucket and c.generation = d.generation
+      returning c.*
+    )
+    insert into ${counts} (${keyColumns}, count, generation, appended)
+    select ${keyColumns}, sum(count), (select nextval('count_generations')), false
+    from old group by ${keyColumns} having sum(count) <> 0`.execute(tx);
+}
 
 async function underLock(db: Kysely<Database>, key: number, move: (tx: Tx) => Promise<number>): Promise<number> {
   return db.transaction().execute(async (tx) => {
     const { rows: [lock] } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${LOCK_IDS.countsCompaction}, ${key}) as locked`.execute(tx);
     return lock?.locked ? move(tx) : 0;
   });
-}
-
-/** Deletes were compacted: drop the count rows they brought to 0 (the upsert could not delete them itself). */
-async function dropEmptied(tx: Tx, table: string, key: string[], result: MoveResult | undefined): Promise<void> {
-  if (!result?.emptied) return;
-  const columns = (alias: string) => sql.join(key.map((column) => sql.ref(`${alias}.${column}`)));
-  await sql`delete from ${sql.table(table)} c using json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(result.emptied)}) e
-    where (${columns('c')}) = (${columns('e')}) and c.count = 0`.execute(tx);
 }
 
 /** Compacts both tables' deltas every `intervalMs` (default 1 s), at once again while a batch came back full. */
@@ -121,7 +188,7 @@ export class CountsCompactionWorker {
     this.movedSinceVacuum += interactions + alerts;
     if (this.deps.store.kind === 'pglite' && this.movedSinceVacuum >= EMBEDDED_VACUUM_EVERY) {
       this.movedSinceVacuum = 0;
-      await sql`vacuum interaction_count_deltas, interaction_counts, alert_count_deltas, alert_counts`.execute(this.deps.store.db);
+      await sql`vacuum interaction_count_deltas, interaction_counts, alert_count_deltas, alert_counts, count_folds`.execute(this.deps.store.db);
     }
     return interactions === COMPACTION_BATCH || alerts === COMPACTION_BATCH;
   }

@@ -1,8 +1,6 @@
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction, sql } from 'kysely';
-import type { Database } from '../../kernel/tables/database.js';
+import { sql } from 'kysely';
 import type { RiskSplit, TimeSplit } from './buckets.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
+import { currentCounts, INTERACTION_COUNTS, unfolded } from './current.js';
 
 /**
  * The equality filters an aggregate row can answer. Classification type '' means every
@@ -15,21 +13,16 @@ export interface CountDimensions {
   direction?: string | undefined;
 }
 
-type CountTables = 'interaction_counts' | 'interaction_count_deltas';
-
-// Both tables have these columns: plain references serve either.
-const ref = (column: string) => sql.ref(column);
-
-function dimensionFilter<T extends CountTables>(
-  eb: ExpressionBuilder<Database, T>, tenantId: string, dims: CountDimensions, risk: RiskSplit['whole'] | undefined,
-): Expression<SqlBool>[] {
-  const conditions = [eb(ref('tenant_id'), '=', tenantId)];
-  if (dims.classificationType !== undefined) conditions.push(eb(ref('classification_type'), '=', dims.classificationType));
-  if (dims.platformId !== undefined) conditions.push(eb(ref('platform_id'), '=', dims.platformId));
-  if (dims.source !== undefined) conditions.push(eb(ref('source'), '=', dims.source));
-  if (dims.direction !== undefined) conditions.push(eb(ref('direction'), '=', dims.direction));
-  if (risk) conditions.push(eb.between(ref('risk_bucket'), risk.from, risk.to));
-  return conditions;
+/** The equality filters and risk buckets, as SQL on a count or delta row (alias `alias`). */
+function dimensionFilter(alias: string, tenantId: string, dims: CountDimensions, risk: RiskSplit['whole'] | undefined) {
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  const conditions = [sql`${column('tenant_id')} = ${tenantId}`];
+  if (dims.classificationType !== undefined) conditions.push(sql`${column('classification_type')} = ${dims.classificationType}`);
+  if (dims.platformId !== undefined) conditions.push(sql`${column('platform_id')} = ${dims.platformId}`);
+  if (dims.source !== undefined) conditions.push(sql`${column('source')} = ${dims.source}`);
+  if (dims.direction !== undefined) conditions.push(sql`${column('direction')} = ${dims.direction}`);
+  if (risk) conditions.push(sql`${column('risk_bucket')} between ${risk.from} and ${risk.to}`);
+  return sql.join(conditions, sql` and `);
 }
 
 /**
@@ -39,38 +32,32 @@ function dimensionFilter<T extends CountTables>(
  */
 export type CountLevel = 'detail' | 'rollup';
 
+const COLUMNS = ['classification_type', 'platform_id', 'source', 'direction', 'risk_bucket', 'count'];
+const columnsOf = (alias: string) => sql.join(COLUMNS.map((column) => sql.ref(`${alias}.${column}`)));
+
 /**
- * The compacted counts and the not yet compacted deltas of the whole buckets of a split, as
- * rows (`count` and the dimensions); sum them, or group them, in the caller's statement so the
- * two tables are read in one snapshot.
+ * The compacted counts and the not yet folded deltas of the whole buckets of a split, as rows
+ * (`count` and the dimensions); sum them, or group them, in the caller's statement so the two
+ * tables are read in one snapshot.
  */
 export function bucketRows(
-  db: Db, tenantId: string, dims: CountDimensions, time: TimeSplit, level: CountLevel, risk?: RiskSplit['whole'],
+  tenantId: string, dims: CountDimensions, time: TimeSplit, level: CountLevel, risk?: RiskSplit['whole'],
 ) {
   const covered = time.covered!;
-  // One range scan of the primary key per bucket range.
-  const counts = time.buckets.map((range) => db.selectFrom('interaction_counts')
-    .select(['classification_type', 'platform_id', 'source', 'direction', 'risk_bucket', 'count'])
-    .where((eb) => eb.and([
-      ...dimensionFilter(eb, tenantId, dims, risk),
-      eb('platform_id', level === 'rollup' ? '=' : '<>', ''),
-      eb('granularity', '=', range.granularity),
-      ...(range.from === null ? [] : [eb('bucket', '>=', new Date(range.from))]),
-      ...(range.to === null ? [] : [eb('bucket', '<', new Date(range.to))]),
-    ])));
-  const deltas = db.selectFrom('interaction_count_deltas')
-    .select(['classification_type', 'platform_id', 'source', 'direction', 'risk_bucket', 'count'])
-    .where((eb) => eb.and([
-      ...dimensionFilter(eb, tenantId, dims, risk),
-      ...(covered.from === null ? [] : [eb('bucket', '>=', new Date(covered.from))]),
-      ...(covered.to === null ? [] : [eb('bucket', '<', new Date(covered.to))]),
-    ]));
-  return counts.reduce((union, query) => union.unionAll(query), deltas);
+  const levelFilter = level === 'rollup' ? sql`c.platform_id = ''` : sql`c.platform_id <> ''`;
+  const counts = time.buckets.map((range) => sql`select ${columnsOf('c')} from ${currentCounts(INTERACTION_COUNTS, tenantId,
+    range.granularity, range.from === null ? null : new Date(range.from), range.to === null ? null : new Date(range.to),
+    sql`${dimensionFilter('c', tenantId, dims, risk)} and ${levelFilter}`)} as c`);
+  const deltas = sql`select ${columnsOf('d')} from interaction_count_deltas d
+    where ${unfolded(INTERACTION_COUNTS)} and ${dimensionFilter('d', tenantId, dims, risk)}
+    ${covered.from === null ? sql`` : sql`and d.bucket >= ${new Date(covered.from)}`}
+    ${covered.to === null ? sql`` : sql`and d.bucket < ${new Date(covered.to)}`}`;
+  return sql.join([deltas, ...counts], sql` union all `);
 }
 
 /** The sum of bucketRows, as a scalar subquery: from the roll-ups when no dimension or risk bucket is filtered. */
-export function bucketSum(db: Db, tenantId: string, dims: CountDimensions, time: TimeSplit, risk?: RiskSplit['whole']) {
+export function bucketSum(tenantId: string, dims: CountDimensions, time: TimeSplit, risk?: RiskSplit['whole']) {
   const level = dims.platformId === undefined && dims.source === undefined && dims.direction === undefined && !risk
     ? 'rollup' : 'detail';
-  return sql<string>`(select coalesce(sum(count), 0) from (${bucketRows(db, tenantId, dims, time, level, risk)}) as bucket_rows)`;
+  return sql<string>`(select coalesce(sum(count), 0) from (${bucketRows(tenantId, dims, time, level, risk)}) as bucket_rows)`;
 }

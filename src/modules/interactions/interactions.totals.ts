@@ -31,7 +31,7 @@ export function countQuery(db: Db, tenantId: string, criteria: ListCriteria) {
       platformId: criteria.platform_id, source: criteria.source, direction: criteria.direction,
     };
     const everyBucket = risk.whole?.from === 0 && risk.whole.to === 9;
-    if (risk.whole) parts.push(bucketSum(db, tenantId, dims, time, everyBucket ? undefined : risk.whole));
+    if (risk.whole) parts.push(bucketSum(tenantId, dims, time, everyBucket ? undefined : risk.whole));
     const { from, to } = time.covered;
     const coveredRange = { start: from === null ? undefined : new Date(from), end: to === null ? undefined : new Date(to - 1) };
     for (const slice of risk.partial) parts.push(rowCount(db, tenantId, { ...criteria, range: coveredRange }, slice));

@@ -1,7 +1,8 @@
-import { type Compilable, type Kysely, type Transaction, sql } from 'kysely';
+import { type Compilable, type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import { AppError } from '../../kernel/errors.js';
 import { type BucketRange, floor, splitTime } from '../counts/buckets.js';
+import { currentCounts, INTERACTION_COUNTS, unfolded } from '../counts/current.js';
 import type { DateRange } from '../../kernel/dates.js';
 import type { Interval, StatsResponse } from './stats.schemas.js';
 
@@ -88,7 +89,7 @@ export async function countSeries(
 /** The statement of countSeries: counts by (hour or day bucket, platform); exported for its plan's test. */
 export function seriesQuery(db: Db, tenantId: string, interval: Interval, start: Date, end: Date) {
   const time = splitTime(start, end);
-  const parts: Compilable[] = time.edges.flatMap((edge) => piecesOf(interval, edge.start, edge.end)).map((piece) =>
+  const parts: Array<Compilable | RawBuilder<unknown>> = time.edges.flatMap((edge) => piecesOf(interval, edge.start, edge.end)).map((piece) =>
     db.selectFrom('interactions')
       .select([sql<Date>`${new Date(floor(interval, piece.start))}::timestamptz`.as('bucket'), 'platform_id',
         (eb) => eb.fn.countAll<string>().as('count')])
@@ -99,24 +100,13 @@ export function seriesQuery(db: Db, tenantId: string, interval: Interval, start:
     // Both ends are set, so the whole hours are a bounded [from, to).
     const from = time.covered.from!;
     const to = time.covered.to!;
-    // Each bucket by equality, not as a range: the primary key (tenant_id, granularity, bucket,
-    // classification_type, ...) then seeks to each bucket's rows of '' (the first type in its order)
-    // and stops after them, instead of reading every type's rows of every bucket in the range.
     for (const range of interval === 'hour' ? [{ granularity: 'hour' as const, from, to }] : daysThenHours(from, to)) {
-      const size = SIZE_MS[range.granularity as Interval];
-      const starts: string[] = [];
-      for (let bucket = range.from!; bucket < range.to!; bucket += size) starts.push(new Date(bucket).toISOString());
-      parts.push(db.selectFrom('interaction_counts')
-        .select(['bucket', 'platform_id', 'count'])
-        .where('tenant_id', '=', tenantId).where('granularity', '=', range.granularity)
-        .where('bucket', '=', sql<Date>`any(${starts}::timestamptz[])`)
-        .where('classification_type', '=', '').where('platform_id', '<>', ''));
+      parts.push(sql`select c.bucket, c.platform_id, c.count from ${currentCounts(INTERACTION_COUNTS, tenantId, range.granularity,
+        new Date(range.from!), new Date(range.to!), sql`c.classification_type = '' and c.platform_id <> ''`)} as c`);
     }
-    parts.push(db.selectFrom('interaction_count_deltas')
-      .select(['bucket', 'platform_id', 'count'])
-      .where('tenant_id', '=', tenantId)
-      .where('bucket', '>=', new Date(from)).where('bucket', '<', new Date(to))
-      .where('classification_type', '=', ''));
+    parts.push(sql`select d.bucket, d.platform_id, d.count from interaction_count_deltas d
+      where ${unfolded(INTERACTION_COUNTS)} and d.tenant_id = ${tenantId}
+      and d.bucket >= ${new Date(from)} and d.bucket < ${new Date(to)} and d.classification_type = ''`);
   }
   // splitTime gives whole hours or edges (or both) for any range with both ends.
   return sql<SeriesRow>`select bucket, platform_id, sum(count) as count

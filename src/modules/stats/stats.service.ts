@@ -111,8 +111,8 @@ async function countInteractionGroups(db: Kysely<Database> | Transaction<Databas
     where i.tenant_id = ${tenantId} and i.timestamp >= ${new Date(edge.start)} and i.timestamp <= ${new Date(edge.end)}`);
   const edgeRows = edges.length ? sql.join(edges, sql` union all `)
     : sql`select '' as classification_type, '' as platform_id, '' as source, 0::smallint as risk_bucket where false`;
-  const detail = time.covered ? sql`${bucketRows(db, tenantId, { classificationType: '' }, time, 'detail')} union all ` : sql``;
-  const rollup = time.covered ? sql`${bucketRows(db, tenantId, {}, time, 'rollup')} union all ` : sql``;
+  const detail = time.covered ? sql`${bucketRows(tenantId, { classificationType: '' }, time, 'detail')} union all ` : sql``;
+  const rollup = time.covered ? sql`${bucketRows(tenantId, {}, time, 'rollup')} union all ` : sql``;
   // Edges and detail rows are summed once by (platform, source, risk bucket) before the two
   // groupings read them: a one-day range has ~8,000 detail rows and a few thousand edge rows.
   const { rows } = await sql<GroupRow>`

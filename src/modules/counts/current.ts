@@ -1,0 +1,52 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Granularity } from '../../kernel/tables/counts.js';
+
+/** A counts table and its deltas, with the family name their fold marks go by. */
+export interface CountFamily {
+  family: 'interactions' | 'alerts';
+  counts: 'interaction_counts' | 'alert_counts';
+  deltas: 'interaction_count_deltas' | 'alert_count_deltas';
+}
+
+export const INTERACTION_COUNTS: CountFamily = { family: 'interactions', counts: 'interaction_counts', deltas: 'interaction_count_deltas' };
+export const ALERT_COUNTS: CountFamily = { family: 'alerts', counts: 'alert_counts', deltas: 'alert_count_deltas' };
+
+/**
+ * The rows of the newest generation (visible to the statement) of each bucket of `granularity` in
+ * [from, to) (null: unbounded), that also match `where` (on alias `c`). A loose index scan finds
+ * the buckets: one probe per bucket, which lands on its newest generation first, so the rows of
+ * older generations, live or dead, are never read (docs/interaction-counts.md).
+ */
+export function currentCounts(
+  family: CountFamily, tenantId: string, granularity: Granularity, from: Date | null, to: Date | null,
+  where: RawBuilder<unknown> = sql`true`,
+) {
+  const table = sql.table(family.counts);
+  const before = to === null ? sql`` : sql`and bucket < ${to}`;
+  const after = from === null ? sql`` : sql`and bucket >= ${from}`;
+  return sql`(with recursive heads (bucket, generation) as (
+      (select bucket, generation from ${table}
+        where tenant_id = ${tenantId} and granularity = ${granularity} ${after} ${before}
+        order by bucket, generation desc limit 1)
+      union all
+      select next.bucket, next.generation from heads cross join lateral (
+        select bucket, generation from ${table}
+        where tenant_id = ${tenantId} and granularity = ${granularity} and bucket > heads.bucket ${before}
+        order by bucket, generation desc limit 1) next
+    )
+    -- Each bucket's rows as one index range, per bucket: a join, or this subquery once the planner
+    -- pulled it up (offset 0 keeps it from doing so), could hash the tenant's every generation.
+    select c.* from heads cross join lateral (
+      select * from ${table} c where c.tenant_id = ${tenantId} and c.granularity = ${granularity}
+        and c.bucket = heads.bucket and c.generation = heads.generation and ${where} offset 0) c)`;
+}
+
+/**
+ * Matches the deltas (alias `d`) not yet folded into the counts, in the statement's snapshot: at
+ * or past the newest fold mark, read through the deltas' position index. The folded ones, deleted
+ * or not yet removed by vacuum, lie below the mark.
+ */
+export function unfolded(family: CountFamily) {
+  return sql<boolean>`d.position >= coalesce(
+    (select position from count_folds where family = ${family.family} order by position desc limit 1), '0'::xid8)`;
+}
