@@ -9,10 +9,16 @@
 //   - finding a detected value again (bench/lib/queries-lookup.mjs): POST /signals/lookup and the first page of
 //     GET /interactions?fingerprint= for values sent through the API and seen 0, 1, 100 and 10,000 times, at once
 //     after that ingest (no VACUUM) and after a VACUUM, p50/p95/p99 each beside the 404's;
-//   - on PostgreSQL, ingest with the counts maintained (and compacted) against ingest with their triggers off.
-// BENCH_QUERIES=lists,search,stats,lookup,ingest (the default: all) keeps some of these measures.
+//   - on PostgreSQL, ingest with the counts maintained (and compacted) against ingest with their triggers off;
+//   - `live` (bench/lib/queries-live.mjs): the lists, stats and search after an ingest through the API without
+//     VACUUM, and during a transaction held open under 1,000 creates/s (autovacuum off, then on), each beside the
+//     same after VACUUM ANALYZE, on a PostgreSQL cluster of the bench's own (no seed, no BENCH_DATABASE_URL needed).
+//     Not in the default set: it ingests 2,000,000 rows through the API and holds two transactions 10 minutes each,
+//     about 45 minutes more on the 2-core machine; run it with BENCH_QUERIES=live (alone or beside the others).
+// BENCH_QUERIES=lists,search,stats,lookup,ingest (the default) keeps some of these measures, or adds live.
 import { pathToFileURL } from 'node:url';
 import { ingestWithAndWithoutCounts } from './lib/queries-ingest.mjs';
+import { runLive } from './lib/queries-live.mjs';
 import { lookups } from './lib/queries-lookup.mjs';
 import { get, latency, walk } from './lib/queries-measure.mjs';
 import { onQueriesSeeds, pooledHash } from './lib/queries-seed.mjs';
@@ -25,8 +31,9 @@ const ROWS = Number(process.env.BENCH_QUERY_ROWS ?? 10_000_000);
 const ROWS_EMBEDDED = Number(process.env.BENCH_QUERY_ROWS_EMBEDDED ?? 1_000_000);
 const DEEP_PAGES = Number(process.env.BENCH_DEEP_PAGES ?? 100);
 const TARGET = { page: 50, search: 5, stats: 50 };
-const MEASURES = ['lists', 'search', 'stats', 'lookup', 'ingest'];
-const ONLY = new Set((process.env.BENCH_QUERIES ?? MEASURES.join(',')).split(',').map((name) => name.trim()));
+const MEASURES = ['lists', 'search', 'stats', 'lookup', 'ingest', 'live'];
+const DEFAULT = MEASURES.filter((name) => name !== 'live');
+const ONLY = new Set((process.env.BENCH_QUERIES ?? DEFAULT.join(',')).split(',').map((name) => name.trim()));
 for (const name of ONLY) if (!MEASURES.includes(name)) throw new Error(`BENCH_QUERIES: ${name} is not one of ${MEASURES.join(', ')}`);
 
 async function listsSearchStats(label, seed, rows) {
@@ -93,7 +100,13 @@ async function measure(label, seed, rows) {
 }
 
 export async function runQueries() {
-  await onQueriesSeeds({ rows: ROWS, rowsEmbedded: ROWS_EMBEDDED, adminUrl: ADMIN_URL, measure, afterPostgres: ONLY.has('ingest') ? ingestWithAndWithoutCounts : undefined });
+  if (DEFAULT.some((name) => ONLY.has(name))) {
+    await onQueriesSeeds({ rows: ROWS, rowsEmbedded: ROWS_EMBEDDED, adminUrl: ADMIN_URL, measure, afterPostgres: ONLY.has('ingest') ? ingestWithAndWithoutCounts : undefined });
+  }
+  if (ONLY.has('live')) {
+    if (process.env.BENCH_STORES === 'pglite') console.log('\nlive: skipped (PostgreSQL only, and BENCH_STORES=pglite)');
+    else await runLive();
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) await runQueries();
