@@ -9,14 +9,20 @@
 //   - finding a detected value again (bench/lib/queries-lookup.mjs): POST /signals/lookup and the first page of
 //     GET /interactions?fingerprint= for values sent through the API and seen 0, 1, 100 and 10,000 times, at once
 //     after that ingest (no VACUUM) and after a VACUUM, p50/p95/p99 each beside the 404's;
-//   - on PostgreSQL, ingest with the counts maintained (and compacted) against ingest with their triggers off.
-// BENCH_QUERIES=lists,search,stats,lookup,ingest (the default: all) keeps some of these measures.
-import { createHash } from 'node:crypto';
+//   - on PostgreSQL, ingest with the counts maintained (and compacted) against ingest with their triggers off;
+//   - `live` (bench/lib/queries-live.mjs): the lists, stats and search after an ingest through the API without
+//     VACUUM, and during a transaction held open under 1,000 creates/s (autovacuum off, then on), each beside the
+//     same after VACUUM ANALYZE, on a PostgreSQL cluster of the bench's own (no seed, no BENCH_DATABASE_URL needed).
+//     Not in the default set: it ingests 2,000,000 rows through the API and holds two transactions 10 minutes each,
+//     about 45 minutes more on the 2-core machine; run it with BENCH_QUERIES=live (alone or beside the others).
+// BENCH_QUERIES=lists,search,stats,lookup,ingest (the default) keeps some of these measures, or adds live.
 import { pathToFileURL } from 'node:url';
 import { ingestWithAndWithoutCounts } from './lib/queries-ingest.mjs';
+import { runLive } from './lib/queries-live.mjs';
 import { lookups } from './lib/queries-lookup.mjs';
 import { get, latency, walk } from './lib/queries-measure.mjs';
 import { onQueriesSeeds, pooledHash } from './lib/queries-seed.mjs';
+import { asUuid, md5, plainCounts, shapes, statsMatch } from './lib/queries-shapes.mjs';
 import { figure } from './lib/report.mjs';
 import { ADMIN, login, startService } from './lib/service.mjs';
 import { ADMIN_URL } from './lib/stores.mjs';
@@ -25,75 +31,10 @@ const ROWS = Number(process.env.BENCH_QUERY_ROWS ?? 10_000_000);
 const ROWS_EMBEDDED = Number(process.env.BENCH_QUERY_ROWS_EMBEDDED ?? 1_000_000);
 const DEEP_PAGES = Number(process.env.BENCH_DEEP_PAGES ?? 100);
 const TARGET = { page: 50, search: 5, stats: 50 };
-const DAY_MS = 86_400_000;
-const MEASURES = ['lists', 'search', 'stats', 'lookup', 'ingest'];
-const ONLY = new Set((process.env.BENCH_QUERIES ?? MEASURES.join(',')).split(',').map((name) => name.trim()));
+const MEASURES = ['lists', 'search', 'stats', 'lookup', 'ingest', 'live'];
+const DEFAULT = MEASURES.filter((name) => name !== 'live');
+const ONLY = new Set((process.env.BENCH_QUERIES ?? DEFAULT.join(',')).split(',').map((name) => name.trim()));
 for (const name of ONLY) if (!MEASURES.includes(name)) throw new Error(`BENCH_QUERIES: ${name} is not one of ${MEASURES.join(', ')}`);
-
-const md5 = (text) => createHash('md5').update(text).digest('hex');
-const asUuid = (hex) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-
-/** The issue's shapes: the query string and the same filters in SQL, for count(*). */
-function shapes(seed) {
-  const dayStart = new Date(seed.start.getTime() + 90 * DAY_MS + ((10 * 60 + 17) * 60 + 23) * 1000 + 456);
-  const dayEnd = new Date(dayStart.getTime() + DAY_MS - 1);
-  const user = asUuid(md5('user42'));
-  return {
-    day: { start: dayStart, end: dayEnd },
-    list: [
-      ['no filter', '', 'true'],
-      ['platform_id', 'platform_id=claude', `platform_id = 'claude'`],
-      ['risk_score_min=0.8', 'risk_score_min=0.8', 'risk_score >= 0.8'],
-      ['classification_type=CREDIT_CARD', 'classification_type=CREDIT_CARD',
-        `exists (select 1 from jsonb_array_elements(classifications) c where c->>'type' = 'CREDIT_CARD')`],
-      ['one day, not aligned', `start_date=${dayStart.toISOString()}&end_date=${dayEnd.toISOString()}`,
-        `timestamp >= '${dayStart.toISOString()}' and timestamp <= '${dayEnd.toISOString()}'`],
-      ['user_id', `user_id=${user}`, `user_id = '${user}'`],
-      ['source + direction', 'source=proxy&direction=inbound', `source = 'proxy' and direction = 'inbound'`],
-      ['sort=-risk_score + platform_id', 'sort=-risk_score&platform_id=claude', `platform_id = 'claude'`],
-    ],
-  };
-}
-
-/** count(*) of each shape and the stats' plain numbers, with the store opened directly (before the service starts). */
-async function plainCounts(env, tenantId, { list, day }) {
-  const { sql } = await import('kysely');
-  const { openStore } = await import('../dist/platform/store/store.js');
-  const store = await openStore(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize: 2 } : { dataDir: env.DATA_DIR });
-  try {
-    const timings = {};
-    const count = async (where, name) => {
-      const started = performance.now();
-      const n = Number((await sql.raw(`select count(*) as n from interactions
-        where tenant_id = '${tenantId}' and ${where}`).execute(store.db)).rows[0].n);
-      if (name) timings[name] = performance.now() - started;
-      return n;
-    };
-    const bySource = async (where) => Object.fromEntries((await sql.raw(`select source, count(*) as n from interactions
-      where tenant_id = '${tenantId}' and ${where} group by source`).execute(store.db)).rows.map((r) => [r.source, Number(r.n)]));
-    const openAlerts = async (where) => Object.fromEntries((await sql.raw(`select severity, count(*) as n from alerts
-      where tenant_id = '${tenantId}' and status = 'open' and ${where.replaceAll('timestamp', 'created_at')} group by severity`)
-      .execute(store.db)).rows.map((r) => [r.severity, Number(r.n)]));
-    const dayWhere = `timestamp >= '${day.start.toISOString()}' and timestamp <= '${day.end.toISOString()}'`;
-    const statsOf = async (where) => ({ total: await count(where), bySource: await bySource(where), openAlerts: await openAlerts(where) });
-    return {
-      // One after the other, so each time is its own: what a total cost when it was a count(*).
-      list: await list.reduce(async (done, [name, , where]) => ({ ...(await done), [name]: await count(where, name) }), {}),
-      timings,
-      stats: { all: await statsOf('true'), day: await statsOf(dayWhere) },
-    };
-  } finally {
-    await store.close();
-  }
-}
-
-function statsMatch(body, expected) {
-  const { total, by_source: bySource } = body.interactions;
-  const sources = ['browser_extension', 'proxy', 'endpoint_agent', 'api'];
-  const severities = ['low', 'medium', 'high', 'critical'];
-  return total === expected.total && sources.every((s) => bySource[s] === (expected.bySource[s] ?? 0))
-    && severities.every((s) => body.alerts.open_by_severity[s] === (expected.openAlerts[s] ?? 0));
-}
 
 async function listsSearchStats(label, seed, rows) {
   const add = (table, spec) => table.push(figure(spec));
@@ -159,7 +100,13 @@ async function measure(label, seed, rows) {
 }
 
 export async function runQueries() {
-  await onQueriesSeeds({ rows: ROWS, rowsEmbedded: ROWS_EMBEDDED, adminUrl: ADMIN_URL, measure, afterPostgres: ONLY.has('ingest') ? ingestWithAndWithoutCounts : undefined });
+  if (DEFAULT.some((name) => ONLY.has(name))) {
+    await onQueriesSeeds({ rows: ROWS, rowsEmbedded: ROWS_EMBEDDED, adminUrl: ADMIN_URL, measure, afterPostgres: ONLY.has('ingest') ? ingestWithAndWithoutCounts : undefined });
+  }
+  if (ONLY.has('live')) {
+    if (process.env.BENCH_STORES === 'pglite') console.log('\nlive: skipped (PostgreSQL only, and BENCH_STORES=pglite)');
+    else await runLive();
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) await runQueries();

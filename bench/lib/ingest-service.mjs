@@ -6,16 +6,21 @@ import { withClient } from './stores.mjs';
 
 const BATCH_POOL = 50;
 
-/** The bench tenant: the key, the two policies of the queries bench, and a webhook never called (no workers). */
-async function setUp(base) {
-  const token = await login(base, ADMIN);
-  const key = await apiKey(base, token);
+/** The two policies of the bench tenant: card numbers blocked (each raises an alert), risky prompts logged. */
+export async function benchPolicies(base, token) {
   await api(base, token, 'POST', '/api/v1/policies', {
     name: 'Block card numbers', action: 'block', severity: 'high', conditions: { classification_types: ['CREDIT_CARD'] },
   });
   await api(base, token, 'POST', '/api/v1/policies', {
     name: 'Log risky prompts', action: 'log', severity: 'low', conditions: { min_risk_score: 0.7 },
   });
+}
+
+/** The bench tenant: the key, the two policies, and a webhook never called (no workers). */
+async function setUp(base) {
+  const token = await login(base, ADMIN);
+  const key = await apiKey(base, token);
+  await benchPolicies(base, token);
   await api(base, token, 'POST', '/api/v1/webhooks', { url: 'https://127.0.0.1:9/hook', events: ['interaction.created'] });
   return key;
 }

@@ -5,9 +5,9 @@ import { interaction, nowMs, post, sleep } from './service.mjs';
  * Sends `count` single creates at `rate` per second (open loop: a slow answer does not delay the next send;
  * at most `maxInFlight` wait at once, beyond that a send is skipped and counted).
  * Returns `{ created: [{ id, at }], errors, failures, skipped, firstSentAt, lastAnswerAt }`; `at` is when the 201 ended,
- * `failures` counts the other answers by status (or error message).
+ * `failures` counts the other answers by status (or error message). `item(i)` is the i-th interaction sent.
  */
-export async function pacedCreates({ base, key, rate, count, maxInFlight = 256, offset = 0 }) {
+export async function pacedCreates({ base, key, rate, count, maxInFlight = 256, offset = 0, item = interaction }) {
   const created = [];
   const pending = new Set();
   const failures = {};
@@ -17,7 +17,7 @@ export async function pacedCreates({ base, key, rate, count, maxInFlight = 256, 
   const start = performance.now();
   const firstSentAt = nowMs();
   const send = (i) => {
-    const request = post(base, '/api/v1/interactions', key, interaction(offset + i)).then(
+    const request = post(base, '/api/v1/interactions', key, item(offset + i)).then(
       ({ status, body, at }) => {
         if (status === 201) created.push({ id: JSON.parse(body).id, at });
         else fail(status);
@@ -43,9 +43,9 @@ export async function pacedCreates({ base, key, rate, count, maxInFlight = 256, 
 
 /**
  * Ingests `total` interactions through POST /interactions/batch, `size` per request on `concurrency`
- * connections, stopping early once `budgetMs` has passed. Returns `{ stored, seconds, reached }`.
+ * connections, stopping early once `budgetMs` has passed (`item(i)`: the i-th interaction). Returns `{ stored, seconds, reached }`.
  */
-export async function batchIngest({ base, key, total, size = 500, concurrency = 1, budgetMs = Infinity, offset = 0 }) {
+export async function batchIngest({ base, key, total, size = 500, concurrency = 1, budgetMs = Infinity, offset = 0, item = interaction }) {
   const start = performance.now();
   const deadline = start + budgetMs;
   let next = 0;
@@ -54,7 +54,7 @@ export async function batchIngest({ base, key, total, size = 500, concurrency = 
     while (next < total && performance.now() < deadline) {
       const from = next;
       next = Math.min(total, next + size);
-      const items = Array.from({ length: next - from }, (_, i) => interaction(offset + from + i));
+      const items = Array.from({ length: next - from }, (_, i) => item(offset + from + i));
       const { status, body } = await post(base, '/api/v1/interactions/batch', key, items);
       if (status !== 200) throw new Error(`batch: ${status} ${body}`);
       stored += JSON.parse(body).stored;

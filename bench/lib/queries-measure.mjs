@@ -17,22 +17,23 @@ export const get = (base, token, path) => send(base, token, path);
 
 /**
  * `paths` is one request (a path to GET, or `{ method, path, body }`) or a list to rotate through; `requests`
- * of them are timed; answers other than `expect` (when set) are counted as errors.
+ * of them are timed, or as many as `seconds` allow when set; answers other than `expect` (when set) are counted as errors.
  */
-export async function latency(base, token, paths, { requests = 200, concurrency = 4, expect = 200 } = {}) {
+export async function latency(base, token, paths, { requests = 200, seconds, concurrency = 4, expect = 200 } = {}) {
   const list = Array.isArray(paths) ? paths : [paths];
   const times = [];
   let errors = 0;
   let next = 0;
+  const deadline = seconds === undefined ? undefined : performance.now() + seconds * 1000;
   await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < requests) {
+    while (deadline === undefined ? next < requests : performance.now() < deadline) {
       const request = list[next++ % list.length];
       const answer = await send(base, token, request);
       if (expect !== undefined && answer.status !== expect) errors += 1;
       times.push(answer.ms);
     }
   }));
-  return { p50: percentile(times, 0.5), p95: percentile(times, 0.95), p99: percentile(times, 0.99), errors };
+  return { p50: percentile(times, 0.5), p95: percentile(times, 0.95), p99: percentile(times, 0.99), errors, count: times.length };
 }
 
 /** Follows `next_cursor` with pages of `limit` rows for `pages` pages; returns the last cursor and the rows passed. */

@@ -16,11 +16,13 @@ export const SPAN_DAYS = 180;
 /** Rows per insert statement. */
 const CHUNK = 500_000;
 
-// Cumulative weights out of 10,000 (the brief's distributions).
-const PLATFORMS = [['chatgpt', 4000], ['copilot', 5800], ['claude', 7200], ['gemini', 8100], ['mistral', 8700], ['perplexity', 9100],
+// Cumulative weights out of 10,000 (the brief's distributions; bench/lib/queries-live-data.mjs draws the same).
+export const PLATFORMS = [['chatgpt', 4000], ['copilot', 5800], ['claude', 7200], ['gemini', 8100], ['mistral', 8700], ['perplexity', 9100],
   ['deepseek', 9400], ['meta-ai', 9600], ['grok', 9750], ['poe', 9850], ['huggingchat', 9930], ['you.com', 10000]];
-const TYPES = [['EMAIL', 4000], ['PHONE', 5500], ['PERSON_NAME', 7000], ['IP_ADDRESS', 7800], ['CREDIT_CARD', 8300], ['IBAN', 8800],
+export const TYPES = [['EMAIL', 4000], ['PHONE', 5500], ['PERSON_NAME', 7000], ['IP_ADDRESS', 7800], ['CREDIT_CARD', 8300], ['IBAN', 8800],
   ['API_KEY', 9200], ['NIR', 9600], ['SIRET', 9800], ['SSN', 10000]];
+export const INTERACTION_TYPES = [['prompt', 5500], ['completion', 9000], ['tool_call', 9700], ['embedding', 10000]];
+export const SOURCES = [['browser_extension', 5500], ['proxy', 8000], ['endpoint_agent', 9500], ['api', 10000]];
 const SEVERITIES = [['low', 4000], ['medium', 7000], ['high', 9000], ['critical', 10000]];
 
 /** A uniform 0..modulus-1 from the row number and a salt. */
@@ -56,7 +58,7 @@ function interactionsSql(tenantId, lo, hi, start, stepMs, validated) {
       ${pick(PLATFORMS, u(1))},
       case when ${u(2)} < 1000 then md5('pool' || ${u(3, 100000)}) || md5('pool2-' || ${u(3, 100000)})
         else md5('h' || n) || md5('g' || n) end,
-      ${pick([['prompt', 5500], ['completion', 9000], ['tool_call', 9700], ['embedding', 10000]], u(4))},
+      ${pick(INTERACTION_TYPES, u(4))},
       jsonb_build_object('tokens', ${u(5, 4000)}, 'model', 'model-' || ${u(14, 7)}),
       case when ${u(6)} < 3500 then (
         select jsonb_agg(jsonb_build_object('type', t.type,
@@ -67,7 +69,7 @@ function interactionsSql(tenantId, lo, hi, start, stepMs, validated) {
         else '[]'::jsonb end,
       case when ${u(8)} < 6500 then 0 else round((0.05 + 0.95 * power(${u(9)} / 9999.0, 2))::numeric, 2)::float8 end,
       case when ${u(10)} < 6000 then 'outbound' else 'inbound' end,
-      ${pick([['browser_extension', 5500], ['proxy', 8000], ['endpoint_agent', 9500], ['api', 10000]], u(11))},
+      ${pick(SOURCES, u(11))},
       case when ${u(12)} < 9000 then md5('user' || ${u(13, 5000)})::uuid end,
       '[]'::jsonb
     from generate_series(${lo}, ${hi}) as n`;

@@ -57,11 +57,12 @@ const START_NODE_ARGS = (() => {
 /**
  * Starts `node dist/cli.js serve` (with the Node options of `npm start`) and waits for /readyz. Returns `{ child, pid, base, readyAt, stop }`;
  * `readyAt` is the wall-clock time /readyz first answered 200, `stop()` sends SIGTERM and waits for the exit.
+ * `nodeArgs` are Node options of this service, after BENCH_SERVICE_NODE_ARGS.
  */
-export async function startService(env) {
+export async function startService(env, { nodeArgs: extraArgs = [] } = {}) {
   const port = await freePort();
   // e.g. BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service
-  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const nodeArgs = [...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...extraArgs];
   const child = trackChild(spawn(process.execPath, [...START_NODE_ARGS, ...nodeArgs, 'dist/cli.js', 'serve'], {
     cwd: ROOT, env: serviceEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }), stdio: ['ignore', 'ignore', 'inherit'],
   }));

@@ -1,0 +1,78 @@
+// A PostgreSQL cluster of the bench's own, for measures that change server settings (autovacuum) without touching
+// the machine's shared cluster: Debian's binaries (the newest /usr/lib/postgresql/<version>/bin), initdb in the OS
+// temp dir, trust authentication, TCP on a free loopback port only; stopped and removed at the end, on failure too.
+// As root, initdb and pg_ctl run as the `postgres` user (initdb refuses root).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { onCleanup } from './cleanup.mjs';
+import { freePort, sleep } from './service.mjs';
+import { withClient } from './stores.mjs';
+
+function newestBinaries() {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => b - a) : [];
+  if (versions.length === 0) throw new Error(`no PostgreSQL binaries in ${root} (Debian's postgresql package)`);
+  return { version: versions[0], bin: join(root, versions[0], 'bin') };
+}
+
+function owner() {
+  if (process.getuid() !== 0) return {};
+  const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * initdb and start. `settings` go to postgresql.conf (shared_buffers and the rest stay initdb's defaults, as on
+ * the shared cluster). Returns `{ url, version, setAutovacuum(on), stop() }`; `url` names the `postgres` database.
+ */
+export async function startCluster({ settings = {} } = {}) {
+  const { version, bin } = newestBinaries();
+  const user = owner();
+  const dir = mkdtempSync(join(tmpdir(), 'ugs-bench-pg-'));
+  if (user.uid !== undefined) chownSync(dir, user.uid, user.gid);
+  const data = join(dir, 'data');
+  const log = join(dir, 'server.log');
+  const run = (tool, args) => spawnSync(join(bin, tool), args, { ...user, cwd: dir, encoding: 'utf8' });
+  let started = false;
+  let port;
+  // Synchronous, so that it also runs at process exit.
+  const stop = onCleanup(() => {
+    if (started) run('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w', '-t', '60']);
+    rmSync(dir, { recursive: true, force: true });
+  }, { sync: true });
+  const check = (tool, result) => {
+    if (result.status === 0) return;
+    const serverLog = existsSync(log) ? readFileSync(log, 'utf8').slice(-2000) : '';
+    throw new Error(`${tool} failed (${result.status ?? result.error?.message}): ${(result.stderr ?? '').slice(-1000)}${serverLog && `\nserver log:\n${serverLog}`}`);
+  };
+  try {
+    check('initdb', run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']));
+    port = await freePort();
+    const conf = { port, listen_addresses: '127.0.0.1', unix_socket_directories: '', timezone: 'UTC', ...settings };
+    appendFileSync(join(data, 'postgresql.conf'), Object.entries(conf).map(([name, value]) => `${name} = '${value}'\n`).join(''));
+    started = true;
+    check('pg_ctl start', run('pg_ctl', ['start', '-D', data, '-l', log, '-w', '-t', '60']));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  return {
+    url, version, stop,
+    /** autovacuum on or off without a restart (ALTER SYSTEM and a reload: the cache stays warm), once the server shows it. */
+    async setAutovacuum(on) {
+      const value = on ? 'on' : 'off';
+      await withClient(url, async (client) => {
+        await client.query(`alter system set autovacuum = ${value}`);
+        await client.query('select pg_reload_conf()');
+      });
+      for (let i = 0; i < 100; i += 1) {
+        if ((await withClient(url, (client) => client.query('show autovacuum'))).rows[0].autovacuum === value) return;
+        await sleep(100);
+      }
+      throw new Error(`autovacuum did not become ${value}`);
+    },
+  };
+}
