@@ -54,6 +54,8 @@ describe.each(STORES)('the audit log as webhook events [%s]', (kind) => {
     }
     // The webhook that did not name audit.entry got its own events and no audit entry.
     await receiver.waitFor(() => receiver.at(other).length >= 2, 20_000);
-    expect(receiver.at(other).map(bodyOf).map((body) => body.event_type).sort()).toEqual(['interaction.created', 'user.role_changed']);
+    // Delivery is at least once: a retry after a slow answer may bring an event twice (same id).
+    const events = new Map(receiver.at(other).map(bodyOf).map((body) => [body.id, body.event_type]));
+    expect([...events.values()].sort()).toEqual(['interaction.created', 'user.role_changed']);
   });
 });
