@@ -69,6 +69,8 @@ async function fold(
 ): Promise<number> {
   return underLock(db, lockKey, async (tx) => {
     const deltas = sql.table(family.deltas);
+    // The cut walks the position index in order: a bitmap scan would read and sort a whole backlog.
+    await sql`set local enable_bitmapscan = off`.execute(tx);
     const { rows: [range] } = await sql<{ since: string; cut: string }>`
       with last as (
         select coalesce((select position from count_folds where family = ${family.family} order by position desc limit 1), '0'::xid8) as since
@@ -141,7 +143,8 @@ async function mergeGenerations(tx: Tx, family: CountFamily, key: string[], touc
     with touched as (
       select * from jsonb_to_recordset(${JSON.stringify(touched)}::jsonb)
         as t(tenant_id uuid, granularity text, bucket timestamptz, generation bigint)
-    ), due as (
+    ), due as materialized (
+      -- Materialized: inlined into the delete, the planner counted each bucket once per row of it.
       select t.* from touched t cross join lateral (
         select count(*) filter (where c.appended) as appended, count(*) filter (where not c.appended) as merged
         from ${counts} c where c.tenant_id = t.tenant_id and c.granularity = t.granularity
