@@ -193,6 +193,6 @@ export class CountsCompactionWorker {
       this.movedSinceVacuum = 0;
       await sql`vacuum interaction_count_deltas, interaction_counts, alert_count_deltas, alert_counts, count_folds`.execute(this.deps.store.db);
     }
-    return interactions === COMPACTION_BATCH || alerts === COMPACTION_BATCH;
+    return interactions >= COMPACTION_BATCH || alerts >= COMPACTION_BATCH;
   }
 }
