@@ -42,7 +42,7 @@ export async function listAlertRows(db: Db, tenantId: string, filters: AlertList
   // An interaction's alerts are few: counted from their rows. Any other total comes from alert_counts.
   const counted = filters.interaction_id
     ? base.select((eb) => eb.fn.countAll<string>().as('total'))
-    : db.selectNoFrom(alertTotal(db, tenantId, { status: filters.status, severity: filters.severity, policyId: filters.policy_id }, range)
+    : db.selectNoFrom(alertTotal(tenantId, { status: filters.status, severity: filters.severity, policyId: filters.policy_id }, range)
       .as('total'));
   const [rows, count] = await Promise.all([paging.apply(base.selectAll()).execute(), counted.executeTakeFirstOrThrow()]);
   return { ...paging.close(rows), total: Number(count.total) };

@@ -19,7 +19,7 @@ export interface AlertDimensions {
  * count) to sum in the caller's statement: the whole hours from alert_counts and its deltas not
  * yet folded, the partial hours at the range's ends counted from their rows.
  */
-function alertRows(db: Db, tenantId: string, dims: AlertDimensions, range: DateRange): RawBuilder<unknown> {
+function alertRows(tenantId: string, dims: AlertDimensions, range: DateRange): RawBuilder<unknown> {
   const time = splitTime(range.start, range.end);
   const matching = (alias: string) => {
     const column = (name: string) => sql.ref(`${alias}.${name}`);
@@ -49,12 +49,12 @@ function alertRows(db: Db, tenantId: string, dims: AlertDimensions, range: DateR
 /** The open alerts created within the range, by severity, in one statement. Severities without open alerts are absent. */
 export async function openAlertsBySeverity(db: Db, tenantId: string, range: DateRange) {
   const { rows } = await sql<{ severity: Severity; count: string | number }>`
-    select severity, sum(count) as count from (${alertRows(db, tenantId, { status: 'open' }, range)}) as part
+    select severity, sum(count) as count from (${alertRows(tenantId, { status: 'open' }, range)}) as part
     group by severity having sum(count) <> 0`.execute(db);
   return rows;
 }
 
 /** The number of alerts created within the range and matching `dims`, as a scalar subquery. */
-export function alertTotal(db: Db, tenantId: string, dims: AlertDimensions, range: DateRange) {
-  return sql<string>`(select coalesce(sum(count), 0) from (${alertRows(db, tenantId, dims, range)}) as part)`;
+export function alertTotal(tenantId: string, dims: AlertDimensions, range: DateRange) {
+  return sql<string>`(select coalesce(sum(count), 0) from (${alertRows(tenantId, dims, range)}) as part)`;
 }
