@@ -131,4 +131,35 @@ describe.runIf(STORES.includes('postgres'))('count generations while a snapshot 
     });
     for (const criteria of CRITERIA) expect(await countInteractions(store.db, tenantId, criteria)).toBe(await plain(store, tenantId, criteria));
   }, 180_000);
+
+  it('folds past a writing transaction of another database of the cluster, never past one of its own', async () => {
+    testStore = await createTestStore('postgres');
+    const { store } = testStore;
+    await migrate(store.db);
+    const tenantId = await newTenant(store);
+    const writing = async (url: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query('begin');
+      await client.query('select pg_current_xact_id()');
+      return client;
+    };
+    // The cluster's other database (the one the test databases are made from) holds a transaction id.
+    const elsewhere = await writing(process.env.TEST_DATABASE_URL!);
+    try {
+      await writeHour(store, tenantId, 1);
+      expect(await compactCounts(store.db)).toBeGreaterThan(0);
+      // One of this database could still commit deltas below any mark past it: the fold waits.
+      holder = await writing(testStore.databaseUrl!);
+      await writeHour(store, tenantId, 2);
+      expect(await compactCounts(store.db)).toBe(0);
+      for (const criteria of CRITERIA) expect(await countInteractions(store.db, tenantId, criteria)).toBe(await plain(store, tenantId, criteria));
+      await holder.query('commit');
+      expect(await compactCounts(store.db)).toBeGreaterThan(0);
+      for (const criteria of CRITERIA) expect(await countInteractions(store.db, tenantId, criteria)).toBe(await plain(store, tenantId, criteria));
+    } finally {
+      await elsewhere.query('rollback');
+      await elsewhere.end();
+    }
+  });
 });

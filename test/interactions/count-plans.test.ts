@@ -1,6 +1,7 @@
 import { type Compilable, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compactCounts } from '../../src/modules/counts/compaction.js';
+import { alertsTotalQuery } from '../../src/modules/alerts/alerts.repo.js';
+import { compactAlertCounts, compactCounts } from '../../src/modules/counts/compaction.js';
 import type { ListCriteria } from '../../src/modules/interactions/interactions.list.js';
 import { countQuery } from '../../src/modules/interactions/interactions.totals.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
@@ -41,8 +42,10 @@ describe.each(STORES)('plans of the totals [%s]', (kind) => {
       platform_id: ['openai', 'claude', 'gemini'][i % 3], risk_score: (i % 100) / 100, source: i % 2 ? 'proxy' : 'api',
       classifications: i % 10 === 0 ? [classification('IBAN')] : [],
     }));
+    await h.call('POST', '/api/v1/policies', { token: t.adminToken, body: { name: 'IBAN', action: 'coach', severity: 'high', conditions: { classification_types: ['IBAN'] } } });
     await h.call('POST', '/api/v1/interactions/batch', { token: t.adminToken, body: items });
     await compactCounts(h.db);
+    await compactAlertCounts(h.db);
     await sql`analyze`.execute(h.db);
   });
   afterAll(async () => h.close());
@@ -52,6 +55,15 @@ describe.each(STORES)('plans of the totals [%s]', (kind) => {
   it.each(CASES)('counts %s from its indexes', async (_name, criteria, indexes) => {
     const text = await plan(countQuery(h.db, t.tenantId, { range: {}, ...criteria }));
     for (const index of indexes) expect(text).toMatch(index);
+    expectNoWholeTable(text);
+  });
+
+  it.each([
+    ['no filter', {}], ['status, severity and policy', { status: 'open' as const, severity: 'high' as const, policy_id: '0190a0a0-0000-7000-8000-0000000000aa' }],
+  ])('counts the alerts list (%s) from alert_counts, never from the alerts themselves', async (_name, filters) => {
+    const text = await plan(alertsTotalQuery(h.db, t.tenantId, { limit: 50, ...filters }, {}));
+    expect(text).toMatch(/alert_counts_current_idx/);
+    expect(text).not.toMatch(/on alerts\b/);
     expectNoWholeTable(text);
   });
 });

@@ -3,7 +3,7 @@ import type { Database } from '../../kernel/tables/database.js';
 import type { Severity } from '../../kernel/tables/interactions.js';
 import type { DateRange } from '../../kernel/dates.js';
 import { splitTime } from './buckets.js';
-import { ALERT_COUNTS, currentCounts, unfolded } from './current.js';
+import { ALERT_COUNTS, currentCounts, equalities, unfolded } from './current.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -21,14 +21,9 @@ export interface AlertDimensions {
  */
 function alertRows(tenantId: string, dims: AlertDimensions, range: DateRange): RawBuilder<unknown> {
   const time = splitTime(range.start, range.end);
-  const matching = (alias: string) => {
-    const column = (name: string) => sql.ref(`${alias}.${name}`);
-    const conditions = [sql`${column('tenant_id')} = ${tenantId}`];
-    if (dims.status) conditions.push(sql`${column('status')} = ${dims.status}`);
-    if (dims.severity) conditions.push(sql`${column('severity')} = ${dims.severity}`);
-    if (dims.policyId) conditions.push(sql`${column('policy_id')} = ${dims.policyId}`);
-    return sql.join(conditions, sql` and `);
-  };
+  const matching = (alias: string) => equalities(alias, {
+    tenant_id: tenantId, status: dims.status, severity: dims.severity, policy_id: dims.policyId,
+  });
   const parts: RawBuilder<unknown>[] = time.edges.map((edge) => sql`
     select a.severity, count(*) as count from alerts a
     where ${matching('a')} and a.created_at >= ${new Date(edge.start)} and a.created_at <= ${new Date(edge.end)}

@@ -89,7 +89,7 @@ async function fold(
     const { since, cut } = range!;
     if (since === cut) return 0;
     const counts = sql.table(family.counts);
-    const columns = sql.join(['tenant_id', 'granularity', 'bucket', ...key, 'count'].map((column) => sql.ref(column)));
+    const columns = (alias?: string) => refs(['tenant_id', 'granularity', 'bucket', ...key, 'count'], alias);
     const { rows: [moved] } = await sql<{ moved: string | number; touched: Touched[] }>`
       with moved as (
         delete from ${deltas} where position >= ${since}::xid8 and position < ${cut}::xid8 returning *
@@ -102,9 +102,8 @@ async function fold(
           where c.tenant_id = b.tenant_id and c.granularity = b.granularity and c.bucket = b.bucket
           order by c.generation desc limit 1) h on true
       ), appended as (
-        insert into ${counts} (${columns}, generation, appended)
-        select ${sql.join(['tenant_id', 'granularity', 'bucket', ...key, 'count'].map((column) => sql.ref(`s.${column}`)))},
-          h.generation, true
+        insert into ${counts} (${columns()}, generation, appended)
+        select ${columns('s')}, h.generation, true
         from sums s join heads h using (tenant_id, granularity, bucket) where s.count <> 0
       ), marked as (
         insert into count_folds (family, position) values (${family.family}, ${cut}::xid8)
@@ -128,6 +127,10 @@ const runningHere = sql`select min(x) from pg_snapshot_xip(s) x where xid(x) in 
   select l.transactionid from pg_locks l left join pg_stat_activity a on a.pid = l.pid
   where l.locktype = 'transactionid' and (l.pid is null or a.datname = current_database()))`;
 
+/** The columns, as a list of references (qualified by `alias` when given). */
+const refs = (columns: string[], alias?: string) =>
+  sql.join(columns.map((column) => sql.ref(alias ? `${alias}.${column}` : column)));
+
 interface Touched {
   tenant_id: string;
   granularity: string;
@@ -138,7 +141,7 @@ interface Touched {
 async function mergeGenerations(tx: Tx, family: CountFamily, key: string[], touched: Touched[]): Promise<void> {
   if (!touched.length) return;
   const counts = sql.table(family.counts);
-  const keyColumns = sql.join(['tenant_id', 'granularity', 'bucket', ...key].map((column) => sql.ref(column)));
+  const keyColumns = refs(['tenant_id', 'granularity', 'bucket', ...key]);
   await sql`
     with touched as (
       select * from jsonb_to_recordset(${JSON.stringify(touched)}::jsonb)

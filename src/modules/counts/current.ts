@@ -50,3 +50,13 @@ export function unfolded(family: CountFamily) {
   return sql<boolean>`d.position >= coalesce(
     (select position from count_folds where family = ${family.family} order by position desc limit 1), '0'::xid8)`;
 }
+
+/**
+ * `alias.column = value` for each column whose value is defined, joined with `and` (the tenant
+ * always): the equality filters a count, delta or row answers.
+ */
+export function equalities(alias: string, values: Record<string, string | undefined>) {
+  const conditions = Object.entries(values).filter(([, value]) => value !== undefined)
+    .map(([column, value]) => sql`${sql.ref(`${alias}.${column}`)} = ${value}`);
+  return sql.join(conditions, sql` and `);
+}

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { RiskSplit, TimeSplit } from './buckets.js';
-import { currentCounts, INTERACTION_COUNTS, unfolded } from './current.js';
+import { currentCounts, equalities, INTERACTION_COUNTS, unfolded } from './current.js';
 
 /**
  * The equality filters an aggregate row can answer. Classification type '' means every
@@ -15,14 +15,11 @@ export interface CountDimensions {
 
 /** The equality filters and risk buckets, as SQL on a count or delta row (alias `alias`). */
 function dimensionFilter(alias: string, tenantId: string, dims: CountDimensions, risk: RiskSplit['whole'] | undefined) {
-  const column = (name: string) => sql.ref(`${alias}.${name}`);
-  const conditions = [sql`${column('tenant_id')} = ${tenantId}`];
-  if (dims.classificationType !== undefined) conditions.push(sql`${column('classification_type')} = ${dims.classificationType}`);
-  if (dims.platformId !== undefined) conditions.push(sql`${column('platform_id')} = ${dims.platformId}`);
-  if (dims.source !== undefined) conditions.push(sql`${column('source')} = ${dims.source}`);
-  if (dims.direction !== undefined) conditions.push(sql`${column('direction')} = ${dims.direction}`);
-  if (risk) conditions.push(sql`${column('risk_bucket')} between ${risk.from} and ${risk.to}`);
-  return sql.join(conditions, sql` and `);
+  const equal = equalities(alias, {
+    tenant_id: tenantId, classification_type: dims.classificationType, platform_id: dims.platformId,
+    source: dims.source, direction: dims.direction,
+  });
+  return risk ? sql`${equal} and ${sql.ref(`${alias}.risk_bucket`)} between ${risk.from} and ${risk.to}` : equal;
 }
 
 /**
