@@ -7,6 +7,7 @@ import { RetentionWorker } from './modules/delivery/history-purge.js';
 import { CountsCompactionWorker } from './modules/counts/compaction.js';
 import { DataRetentionWorker } from './modules/retention/data-retention.js';
 import { LegacySealingWorker } from './modules/data-protection/legacy-sealing.js';
+import { StoreUpkeepWorker } from './platform/store/upkeep.js';
 
 /** Something that runs beside the API until stopped. */
 export interface BackgroundWorker {
@@ -21,6 +22,8 @@ export interface WorkerOptions {
   retentionIntervalMs?: number;
   /** How often tenants' interaction and audit retention is applied (ms). */
   dataRetentionIntervalMs?: number;
+  /** How often the tables' statistics and dead rows are checked (ms). */
+  upkeepIntervalMs?: number;
 }
 
 /** The background workers `npm start` runs beside the API (and `cli worker` runs alone). */
@@ -35,5 +38,6 @@ export function createWorkers(deps: Deps, logger: Logger, options: WorkerOptions
     new CountsCompactionWorker(deps, logger.child({ worker: 'counts' }), options.pollIntervalMs),
     new DataRetentionWorker(deps, logger.child({ worker: 'data-retention' }), options.dataRetentionIntervalMs),
     new LegacySealingWorker(deps, logger.child({ worker: 'sealing' })),
+    new StoreUpkeepWorker(deps.store, logger.child({ worker: 'upkeep' }), options.upkeepIntervalMs),
   ];
 }

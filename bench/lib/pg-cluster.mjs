@@ -3,7 +3,7 @@
 // temp dir, trust authentication, TCP on a free loopback port only; stopped and removed at the end, on failure too.
 // As root, initdb and pg_ctl run as the `postgres` user (initdb refuses root).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onCleanup } from './cleanup.mjs';
@@ -25,9 +25,9 @@ function owner() {
 
 /**
  * initdb and start. `settings` go to postgresql.conf (shared_buffers and the rest stay initdb's defaults, as on
- * the shared cluster). Returns `{ url, version, setAutovacuum(on), stop() }`; `url` names the `postgres` database.
+ * the shared cluster). `keepLogAs`: where the server log is copied when the cluster is removed. Returns `{ url, version, setAutovacuum(on), stop() }`; `url` names the `postgres` database.
  */
-export async function startCluster({ settings = {} } = {}) {
+export async function startCluster({ settings = {}, keepLogAs } = {}) {
   const { version, bin } = newestBinaries();
   const user = owner();
   const dir = mkdtempSync(join(tmpdir(), 'ugs-bench-pg-'));
@@ -40,6 +40,7 @@ export async function startCluster({ settings = {} } = {}) {
   // Synchronous, so that it also runs at process exit.
   const stop = onCleanup(() => {
     if (started) run('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w', '-t', '60']);
+    if (keepLogAs && existsSync(log)) copyFileSync(log, keepLogAs);
     rmSync(dir, { recursive: true, force: true });
   }, { sync: true });
   const check = (tool, result) => {

@@ -11,7 +11,9 @@
 //   autovacuum  the same with autovacuum on (its defaults).
 // Each request is timed for BENCH_LIVE_SECONDS after the ingest; within the hold each gets an equal share of the
 // window (and as long after the release). BENCH_LIVE_SCENARIOS keeps some scenarios; the ingest always runs, its
-// rows are the others' too.
+// rows are the others' too. BENCH_LIVE_EXPLAIN_MS keeps the plans of the slow statements (explainSettings).
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { benchPolicies } from './ingest-service.mjs';
 import { batchIngest, pacedCreates } from './load.mjs';
@@ -29,6 +31,7 @@ import { freshPostgresStore, withClient } from './stores.mjs';
 const ROWS = Number(process.env.BENCH_LIVE_ROWS ?? 2_000_000);
 const SECONDS = Number(process.env.BENCH_LIVE_SECONDS ?? 20);
 const HOLD_SECONDS = Number(process.env.BENCH_LIVE_HOLD_SECONDS ?? 600);
+const EXPLAIN_MS = process.env.BENCH_LIVE_EXPLAIN_MS;
 const RATE = 1000;
 const BATCH = 500;
 const DAY_MS = 86_400_000;
@@ -175,9 +178,26 @@ async function holdScenario(store, data, label) {
   }
 }
 
+/**
+ * BENCH_LIVE_EXPLAIN_MS: the server logs the plan, with its timings and buffers, of every statement slower than that
+ * (auto_explain), and the log is kept in the OS temp dir. Timing every plan node slows every statement: a profile, not a figure.
+ */
+function explainSettings() {
+  if (EXPLAIN_MS === undefined) return {};
+  const keepLogAs = join(tmpdir(), `ugs-bench-live-explain-${Date.now()}.log`);
+  console.log(`  slow plans (over ${EXPLAIN_MS} ms) go to ${keepLogAs}`);
+  return {
+    keepLogAs,
+    settings: {
+      shared_preload_libraries: 'auto_explain', 'auto_explain.log_min_duration': `${EXPLAIN_MS}ms`,
+      'auto_explain.log_analyze': 'on', 'auto_explain.log_buffers': 'on', 'auto_explain.log_nested_statements': 'on',
+    },
+  };
+}
+
 export async function runLive() {
   const selected = selectedScenarios();
-  const cluster = await startCluster();
+  const cluster = await startCluster(explainSettings());
   try {
     console.log(`\nlive: PostgreSQL ${cluster.version}, a cluster of the bench's own (${cluster.url})`);
     await cluster.setAutovacuum(false);

@@ -10,6 +10,8 @@ export const LOCK_IDS = {
   countsCompaction: 7769,
   /** (class, hashtext(tenant)): one replica at a time applies a tenant's retention. */
   tenantRetention: 7770,
+  /** Single key, held for a session: one replica at a time analyzes and vacuums the tables. */
+  storeUpkeep: 7771,
   /** Single key: one process at a time creates the first tenant and admin. */
   bootstrap: 715517,
 } as const;
