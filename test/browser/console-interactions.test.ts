@@ -157,8 +157,9 @@ describe.skipIf(!chromiumFound).each(STORES)('console interactions and alerts [%
       }
       expect(await classifications.first().textContent()).toContain('jane.doe@example.com');
       expect(await page.getByTestId('content-hash').textContent()).toBe(risky.content_hash);
-      expect(await page.getByText('No policy matched this interaction.').isVisible()).toBe(true);
-      expect(await page.getByText('This interaction raised no alert.').isVisible()).toBe(true);
+      // The alerts section loads on its own request: wait for it rather than read it once.
+      await expect.poll(() => page.getByText('No policy matched this interaction.').isVisible()).toBe(true);
+      await expect.poll(() => page.getByText('This interaction raised no alert.').isVisible()).toBe(true);
 
       // Search by content hash: one match opens it; none says so.
       await page.goto(`${base}/interactions`);
