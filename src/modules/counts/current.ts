@@ -45,10 +45,16 @@ export function currentCounts(
  * Matches the deltas (alias `d`) not yet folded into the counts, in the statement's snapshot: at
  * or past the newest fold mark, read through the deltas' position index. The folded ones, deleted
  * or not yet removed by vacuum, lie below the mark.
+ *
+ * The upper bound (the snapshot's xmax) holds for every visible row; it is there for the planner:
+ * a range with both ends estimates a few rows, where `>=` alone estimates a third of the table and,
+ * with many dead deltas in its pages, made it scan the whole table (45 ms on 500,000 interactions
+ * sent through the API, autovacuum off) instead of the index (1 ms).
  */
 export function unfolded(family: CountFamily) {
   return sql<boolean>`d.position >= coalesce(
-    (select position from count_folds where family = ${family.family} order by position desc limit 1), '0'::xid8)`;
+    (select position from count_folds where family = ${family.family} order by position desc limit 1), '0'::xid8)
+    and d.position < pg_snapshot_xmax(pg_current_snapshot())`;
 }
 
 /**
