@@ -80,6 +80,23 @@ describe.each(STORES)('count generations [%s]', (kind) => {
       expect(Number(row.merged), row.granularity).toBeGreaterThan(0);
       expect(Number(row.rows), row.granularity).toBeLessThanOrEqual(2 * Number(row.keys) + 64 + 40);
     }
+    // The fold decides merges from count_heads, never by counting a bucket: it must hold each
+    // bucket's current generation and sizes exactly.
+    const { rows: heads } = await sql<{ kept: string; actual: string }>`
+      with actual as (
+        select c.tenant_id, c.granularity, c.bucket, c.generation,
+          count(*) filter (where not c.appended) as merged, count(*) filter (where c.appended) as appended
+        from interaction_counts c where c.tenant_id = ${tenantId}
+          and c.generation = (select max(generation) from interaction_counts n where n.tenant_id = c.tenant_id
+            and n.granularity = c.granularity and n.bucket = c.bucket)
+        group by 1, 2, 3, 4
+      )
+      select concat_ws(' ', h.granularity, h.generation, h.merged, h.appended) as kept,
+        concat_ws(' ', a.granularity, a.generation, a.merged, a.appended) as actual
+      from count_heads h full join actual a using (tenant_id, granularity, bucket)
+      where h.family = 'interactions' and h.tenant_id = ${tenantId} or a.tenant_id is not null`.execute(store.db);
+    expect(heads.length).toBe(3);
+    for (const head of heads) expect(head.kept).toBe(head.actual);
   }, 120_000);
 });
 

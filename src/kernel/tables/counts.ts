@@ -65,4 +65,16 @@ export interface CountsTables {
   alert_counts: AlertCountsTable;
   alert_count_deltas: AlertCountDeltasTable;
   count_folds: CountFoldsTable;
+  count_heads: CountHeadsTable;
+}
+
+/** Each bucket's current generation and how many rows it holds, merged and appended: the fold decides merges from it. */
+export interface CountHeadsTable {
+  family: 'interactions' | 'alerts';
+  tenant_id: string;
+  granularity: Granularity;
+  bucket: Timestamp;
+  generation: string | number;
+  merged: number;
+  appended: number;
 }

@@ -60,8 +60,9 @@ const ALERT_KEY = ['status', 'severity', 'policy_id'];
  * 2. One statement deletes them, sums them per bucket and key, appends the sums to each bucket's
  *    current generation (a new one for a bucket without rows) and records the new mark: a reader
  *    sees each delta either in the deltas past the mark or in the counts, never both or neither.
- * 3. The buckets it touched whose appended rows outnumber their merged ones are rewritten as one
- *    row per key (zeros dropped) in a new generation, and their old rows deleted.
+ * 3. The buckets it touched whose appended rows outnumber their merged ones (count_heads keeps both
+ *    sizes, so no bucket is counted) are rewritten as one row per key (zeros dropped) in a new
+ *    generation, and their old rows deleted.
  */
 async function fold(
   db: Kysely<Database>, family: CountFamily, lockKey: number, limit: number,
@@ -90,28 +91,33 @@ async function fold(
     if (since === cut) return 0;
     const counts = sql.table(family.counts);
     const columns = (alias?: string) => refs(['tenant_id', 'granularity', 'bucket', ...key, 'count'], alias);
-    const { rows: [moved] } = await sql<{ moved: string | number; touched: Touched[] }>`
+    const { rows: [moved] } = await sql<{ moved: string | number; due: Head[] }>`
       with moved as (
         delete from ${deltas} where position >= ${since}::xid8 and position < ${cut}::xid8 returning *
       ), sums as (${aggregate(sql`moved`)}),
       fresh as (select nextval('count_generations') as generation),
       heads as (
-        select b.tenant_id, b.granularity, b.bucket, coalesce(h.generation, (select generation from fresh)) as generation
-        from (select distinct tenant_id, granularity, bucket from sums) b
-        left join lateral (select c.generation from ${counts} c
-          where c.tenant_id = b.tenant_id and c.granularity = b.granularity and c.bucket = b.bucket
-          order by c.generation desc limit 1) h on true
+        select b.tenant_id, b.granularity, b.bucket, coalesce(h.generation, (select generation from fresh)) as generation,
+          coalesce(h.merged, 0) as merged, coalesce(h.appended, 0) + b.rows as appended
+        from (select tenant_id, granularity, bucket, count(*) filter (where count <> 0) as rows from sums group by 1, 2, 3) b
+        left join count_heads h on h.family = ${family.family} and h.tenant_id = b.tenant_id
+          and h.granularity = b.granularity and h.bucket = b.bucket
       ), appended as (
         insert into ${counts} (${columns()}, generation, appended)
         select ${columns('s')}, h.generation, true
         from sums s join heads h using (tenant_id, granularity, bucket) where s.count <> 0
+      ), sized as (
+        insert into count_heads (family, tenant_id, granularity, bucket, generation, merged, appended)
+        select ${family.family}, tenant_id, granularity, bucket, generation, merged, appended from heads
+        on conflict (family, tenant_id, granularity, bucket) do update set appended = excluded.appended
       ), marked as (
         insert into count_folds (family, position) values (${family.family}, ${cut}::xid8)
       ), pruned as (
         delete from count_folds where family = ${family.family} and position < ${since}::xid8
       )
-      select (select count(*) from moved) as moved, (select coalesce(json_agg(h), '[]') from heads h) as touched`.execute(tx);
-    await mergeGenerations(tx, family, key, moved!.touched);
+      select (select count(*) from moved) as moved,
+        (select coalesce(json_agg(h), '[]') from heads h where h.appended >= greatest(${MERGE_AFTER}, h.merged)) as due`.execute(tx);
+    await mergeGenerations(tx, family, key, moved!.due);
     return Number(moved!.moved);
   });
 }
@@ -131,36 +137,38 @@ const runningHere = sql`select min(x) from pg_snapshot_xip(s) x where xid(x) in 
 const refs = (columns: string[], alias?: string) =>
   sql.join(columns.map((column) => sql.ref(alias ? `${alias}.${column}` : column)));
 
-interface Touched {
+/** A bucket's current generation and its rows, as count_heads keeps them. */
+interface Head {
   tenant_id: string;
   granularity: string;
   bucket: string;
   generation: string | number;
 }
 
-async function mergeGenerations(tx: Tx, family: CountFamily, key: string[], touched: Touched[]): Promise<void> {
-  if (!touched.length) return;
+/** Rewrites each bucket's generation as one row per key (zeros dropped) in a new generation, and its old rows deleted. */
+async function mergeGenerations(tx: Tx, family: CountFamily, key: string[], due: Head[]): Promise<void> {
+  if (!due.length) return;
   const counts = sql.table(family.counts);
   const keyColumns = refs(['tenant_id', 'granularity', 'bucket', ...key]);
   await sql`
-    with touched as (
-      select * from jsonb_to_recordset(${JSON.stringify(touched)}::jsonb)
+    with due as (
+      select * from jsonb_to_recordset(${JSON.stringify(due)}::jsonb)
         as t(tenant_id uuid, granularity text, bucket timestamptz, generation bigint)
-    ), due as materialized (
-      -- Materialized: inlined into the delete, the planner counted each bucket once per row of it.
-      select t.* from touched t cross join lateral (
-        select count(*) filter (where c.appended) as appended, count(*) filter (where not c.appended) as merged
-        from ${counts} c where c.tenant_id = t.tenant_id and c.granularity = t.granularity
-          and c.bucket = t.bucket and c.generation = t.generation) size
-      where size.appended >= greatest(${MERGE_AFTER}, size.merged)
     ), old as (
       delete from ${counts} c using due d where c.tenant_id = d.tenant_id and c.granularity = d.granularity
         and c.bucket = d.bucket and c.generation = d.generation
       returning c.*
-    )
-    insert into ${counts} (${keyColumns}, count, generation, appended)
-    select ${keyColumns}, sum(count), (select nextval('count_generations')), false
-    from old group by ${keyColumns} having sum(count) <> 0`.execute(tx);
+    ), fresh as (select nextval('count_generations') as generation
+    ), merged as (
+      insert into ${counts} (${keyColumns}, count, generation, appended)
+      select ${keyColumns}, sum(count), (select generation from fresh), false
+      from old group by ${keyColumns} having sum(count) <> 0
+      returning tenant_id, granularity, bucket
+    ), sizes as (select tenant_id, granularity, bucket, count(*) as rows from merged group by 1, 2, 3)
+    update count_heads h set generation = (select generation from fresh), merged = coalesce(s.rows, 0), appended = 0
+    from due d left join sizes s using (tenant_id, granularity, bucket)
+    where h.family = ${family.family} and h.tenant_id = d.tenant_id and h.granularity = d.granularity and h.bucket = d.bucket`
+    .execute(tx);
 }
 
 async function underLock(db: Kysely<Database>, key: number, move: (tx: Tx) => Promise<number>): Promise<number> {

@@ -13,6 +13,7 @@ import * as m0011 from './0011_tenant_settings.js';
 import * as m0012 from './0012_high_risk_users_index.js';
 import * as m0013 from './0013_detected_values.js';
 import * as m0014 from './0014_count_generations.js';
+import * as m0015 from './0015_count_heads.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012_high_risk_users_index': m0012,
   '0013_detected_values': m0013,
   '0014_count_generations': m0014,
+  '0015_count_heads': m0015,
 };
