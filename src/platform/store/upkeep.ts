@@ -8,8 +8,11 @@ import { logFailure } from './store-outages.js';
 
 /** How often the tables' state is read (ms). */
 const CHECK_EVERY_MS = 30_000;
-/** A table vacuumed (by anyone) this recently is left alone: a snapshot held open makes vacuum a no-op, not a loop. */
-const VACUUM_AGAIN_AFTER = '5 minutes';
+/**
+ * A table vacuumed (by anyone) this recently is left alone, as autovacuum's naptime does: while a
+ * snapshot held open makes vacuum a no-op, it is not run in a loop.
+ */
+const VACUUM_AGAIN_AFTER = '1 minute';
 /** Acts only past this many times autovacuum's own thresholds: with autovacuum on and keeping up, never. */
 const BEHIND = 2;
 
