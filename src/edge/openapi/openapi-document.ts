@@ -181,7 +181,7 @@ interface OpenApi {
   components: Record<string, Record<string, unknown>> & { schemas: Record<string, { examples?: unknown[] }> };
 }
 interface Operation {
-  parameters?: { in?: string; name?: string; schema?: unknown; description?: string; $ref?: string }[];
+  parameters?: { in?: string; name?: string; schema?: unknown; description?: string; required?: boolean; $ref?: string }[];
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, Response>;
 }
@@ -204,6 +204,10 @@ export const completeDocument: SwaggerTransformObject = (documentObject) => {
 };
 
 function completeOperation(doc: OpenApi, operation: Operation, used: { headers: Set<HeaderName>; responses: Set<number>; idempotencyKey: unknown }) {
+  // A parameter with a default (`limit`) may be left out: the default applies. TypeBox marks it required.
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in === 'query' && (parameter.schema as { default?: unknown } | undefined)?.default !== undefined) parameter.required = false;
+  }
   const idempotent = useIdempotencyKeyParameter(operation, used);
   const paginated = operation.parameters?.some((p) => p.in === 'query' && p.name === 'cursor') ?? false;
   for (const [code, response] of Object.entries(operation.responses)) {
