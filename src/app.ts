@@ -7,7 +7,7 @@ import { buildServices, type Services } from './services.js';
 import { COMPONENT_SCHEMAS } from './edge/openapi/components.js';
 import { freshSample } from './edge/event-catalog/event-samples.js';
 import { authenticate } from './modules/auth/authenticate.js';
-import { registerErrorHandling } from './edge/errors.js';
+import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './edge/errors.js';
 import { logRedaction } from './edge/log-redaction.js';
 import { registerOpenApi } from './edge/openapi/openapi.js';
 import { registerConsole } from './edge/console.js';
@@ -53,6 +53,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     genReqId: () => randomUUID(),
     trustProxy: false,
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Set on arrival, so error and 404 replies carry it too; a synchronous hook costs no promise.

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode, type ErrorDetail } from '../kernel/errors.js';
 import { isStoreUnavailable } from '../platform/store/store-errors.js';
 import { storeOutages } from '../platform/store/store-outages.js';
@@ -10,7 +10,8 @@ interface ErrorBody {
   details?: ErrorDetail[];
 }
 
-const BAD_VALUE_CODES = new Set(['22P02', '22003', '22007', '22008', '22001', '22023', '22021', '54000']);
+// 22P05: a NUL (\u0000) in text bound for a jsonb column (an audit entry's details, for instance).
+const BAD_VALUE_CODES = new Set(['22P02', '22003', '22007', '22008', '22001', '22023', '22021', '22P05', '54000']);
 
 /** Turns every failure into the contract's `{error, code, details?}` body; never a stack trace. */
 export function registerErrorHandling(app: FastifyInstance, store: Store): void {
@@ -29,6 +30,25 @@ export function registerErrorHandling(app: FastifyInstance, store: Store): void 
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 404, { error: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'not_found' }),
   );
+}
+
+/**
+ * The longest path parameter the router hands to a route. Every path parameter's schema allows far
+ * less (100 characters, or a UUID), so the route's own validation answers a too long one with 400
+ * `validation_error` naming the parameter; Fastify's default (100) would answer 414 first.
+ */
+export const MAX_PARAM_LENGTH = 2048;
+
+/**
+ * What the router refuses before any route or hook runs (Fastify's `frameworkErrors`): a path
+ * parameter longer still, or one whose percent-encoding is not UTF-8. Both get the contract's body
+ * (not Fastify's) and the X-Request-Id every answer carries.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('X-Request-Id', request.id);
+  const mapped = mapError(error);
+  if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
+  return sendError(reply, mapped.status, mapped.body);
 }
 
 function sendError(reply: FastifyReply, status: number, body: ErrorBody) {
@@ -60,6 +80,10 @@ export function mapError(error: FastifyError | Error): Mapped {
       return clientError(413, 'payload_too_large', 'The request body is larger than the configured maximum');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return clientError(400, 'validation_error', 'The request body is empty but Content-Type is application/json');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return paramsError(`is longer than ${MAX_PARAM_LENGTH} characters`);
+    case 'FST_ERR_BAD_URL':
+      return paramsError('is not valid percent-encoded UTF-8');
   }
   const errorCode = (error as { code?: unknown }).code;
   if (isStoreUnavailable(error)) {
@@ -77,6 +101,10 @@ export function mapError(error: FastifyError | Error): Mapped {
   if (status === 415) return clientError(415, 'unsupported_media_type', 'Unsupported Content-Type');
   if (status === 404) return clientError(404, 'not_found', 'Not found');
   return clientError(500, 'internal_error', 'An unexpected error occurred; it has been logged');
+}
+
+function paramsError(message: string): Mapped {
+  return { status: 400, body: { error: `Invalid request: a path parameter ${message}`, code: 'validation_error', details: [{ path: 'params', message }] } };
 }
 
 function clientError(status: number, code: ErrorCode, message: string): Mapped {

@@ -93,6 +93,46 @@ describe.each(STORES)('error bodies [%s]', (kind) => {
     await other.app.close();
   });
 
+  it('refuses a body sent to an operation that takes none as it refuses any body: 400, 413, 415', async () => {
+    const t = await h.tenant();
+    const send = (payload: string, contentType: string) => h.app.inject({
+      method: 'POST', url: '/api/v1/auth/logout', payload, headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType },
+    });
+    for (const [payload, contentType, status, code] of [
+      ['{"a":', 'application/json', 400, 'validation_error'], ['x'.repeat(4096), 'application/json', 413, 'payload_too_large'],
+      ['a=b', 'text/plain', 415, 'unsupported_media_type'],
+    ] as const) {
+      const response = await send(payload, contentType);
+      expect(response.statusCode, contentType).toBe(status);
+      expectErrorBody(response.json(), code);
+    }
+    // Valid JSON is ignored.
+    expect((await send('{"a":1}', 'application/json')).statusCode).toBe(204);
+  });
+
+  it('refuses a path parameter over its 100 characters with 400 naming it, not 414', async () => {
+    const t = await h.tenant();
+    for (const id of ['a'.repeat(101), '%C3%A9'.repeat(1_000)]) {
+      const response = await h.call('GET', `/api/v1/policies/${id}`, { token: t.adminToken });
+      expect(response.statusCode).toBe(400);
+      expectErrorBody(response.json(), 'validation_error');
+      expect(response.json().details).toEqual([{ path: 'params.policy_id', message: 'must NOT have more than 100 characters' }]);
+    }
+    expect((await h.call('GET', `/api/v1/policies/${'a'.repeat(100)}`, { token: t.adminToken })).statusCode).toBe(404);
+  });
+
+  it('answers what the router refuses (a path parameter over 2048 characters, or not UTF-8) with the same 400 and a request id', async () => {
+    const t = await h.tenant();
+    for (const [id, message] of [['a'.repeat(2_049), 'is longer than 2048 characters'], ['%ED%A0%80', 'is not valid percent-encoded UTF-8'], ['%E0%A4%A', 'is not valid percent-encoded UTF-8']] as const) {
+      const response = await h.call('DELETE', `/api/v1/webhooks/${id}`, { token: t.adminToken, headers: { 'x-request-id': 'trace-param' } });
+      expect(response.statusCode, id.slice(0, 20)).toBe(400);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.headers['x-request-id']).toBe('trace-param');
+      expectErrorBody(response.json(), 'validation_error');
+      expect(response.json().details).toEqual([{ path: 'params', message }]);
+    }
+  });
+
   it('sends a request id on every response', async () => {
     const response = await h.call('GET', '/healthz', { headers: { 'x-request-id': 'trace-123' } });
     expect(response.headers['x-request-id']).toBe('trace-123');

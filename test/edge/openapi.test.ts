@@ -73,7 +73,7 @@ interface Operation {
   summary?: string;
   description?: string;
   security?: Record<string, string[]>[];
-  parameters?: { $ref?: string; in?: string; name?: string }[];
+  parameters?: { $ref?: string; in?: string; name?: string; required?: boolean }[];
   requestBody?: { content: Record<string, { schema: Record<string, unknown>; example?: unknown }> };
   responses: Record<string, { $ref?: string; headers?: Record<string, unknown>; content?: Record<string, { schema: Record<string, unknown>; example?: unknown }> }>;
 }
@@ -162,10 +162,11 @@ describe.each(STORES)('OpenAPI document [%s]', (kind) => {
     const expectStatuses = (id: string, operation: Operation, statuses: number[]) => {
       for (const status of statuses) if (!operation.responses[status]) missing.push(`${id} ${status}`);
     };
-    for (const [, path, operation] of operations) {
+    for (const [method, path, operation] of operations) {
       const id = operation.operationId!;
       if (!PUBLIC.has(id)) expectStatuses(id, operation, [401, 403, 429]);
-      if (operation.requestBody) expectStatuses(id, operation, [400, 413, 415]);
+      // A body is read whenever one is sent, even to an operation that takes none.
+      if (operation.requestBody || method !== 'GET') expectStatuses(id, operation, [400, 413, 415]);
       if (operation.parameters?.length) expectStatuses(id, operation, [400]);
       if (path.includes('{')) expectStatuses(id, operation, [404]);
       if (!STORE_FREE.has(id)) expectStatuses(id, operation, [503]);
@@ -177,6 +178,12 @@ describe.each(STORES)('OpenAPI document [%s]', (kind) => {
     expectStatuses('createInteraction', document.paths['/api/v1/interactions']!.post!, [409]);
     expect(missing).toEqual([]);
     expect(document.paths['/healthz']!.get!.responses[503]).toBeUndefined();
+  });
+
+  it('requires no query parameter that has a default (limit): a client may leave it out', () => {
+    const required = operations.flatMap(([, , operation]) => (operation.parameters ?? [])
+      .filter((p) => p.in === 'query' && p.required).map((p) => `${operation.operationId} ${p.name}`));
+    expect(required).toEqual(['searchInteractions content_hash']);
   });
 
   it('sends the response headers: request id everywhere, Retry-After, pagination and idempotency where they apply', () => {

@@ -88,6 +88,18 @@ describe.each(STORES)('exports [%s]', (kind) => {
     expect(audit.json().entries).toEqual([expect.objectContaining({ details: { format: 'csv', filters: { platform_id: 'mistral', sort: '-timestamp' } } })]);
   });
 
+  it('ignores unknown parameters, which never reach the audit entry, and refuses a NUL in a filter with 400', async () => {
+    const response = await h.call('GET', '/api/v1/audit-log/export?format=ndjson&note%00=x%00&platform=y', { token: t.adminToken });
+    expect(response.statusCode, response.body).toBe(200);
+    const entry = JSON.parse(response.body.split('\n')[0]!);
+    expect(entry).toMatchObject({ action: 'audit_log.exported', details: { format: 'ndjson', filters: {} } });
+    const interactions = await h.call('GET', '/api/v1/interactions/export?platform_id=none-such&extra=1', { token: t.adminToken });
+    expect(interactions.statusCode).toBe(200);
+    const nul = await h.call('GET', '/api/v1/audit-log/export?action=x%00', { token: t.adminToken });
+    expect(nul.statusCode).toBe(400);
+    expect(nul.json().code).toBe('validation_error');
+  });
+
   it("never includes another tenant's interactions", async () => {
     const theirs = parse((await exportOf({}, other.adminToken)).body, { columns: true }) as unknown[];
     expect(theirs).toHaveLength(1);

@@ -69,12 +69,17 @@ export const DOCUMENT_BASE: NonNullable<FastifyDynamicSwaggerOptions['openapi']>
 
 type Schema = Record<string, unknown> & { response?: Record<string, unknown>; hide?: boolean; description?: string };
 
+/** Methods whose requests may carry a body: the server reads one even where the route takes none. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /** The error statuses a route answers by what it is, beside those its schema lists itself. */
-export function standardErrorStatuses(route: Pick<RouteOptions, 'config'>, schema: Schema): number[] {
+export function standardErrorStatuses(route: Pick<RouteOptions, 'config' | 'method'>, schema: Schema): number[] {
   const access = accessOf(route);
   const statuses = new Set<number>();
   if (!('public' in access)) [401, 403, 429].forEach((s) => statuses.add(s));
-  if (schema.body) [400, 413, 415].forEach((s) => statuses.add(s));
+  // A body sent where none is taken is still read (and then ignored): it can be malformed, too large or not JSON.
+  const methods = [route.method].flat();
+  if (schema.body || methods.some((m) => BODY_METHODS.has(String(m).toUpperCase()))) [400, 413, 415].forEach((s) => statuses.add(s));
   if (schema.querystring || schema.params || schema.headers) statuses.add(400);
   if (schema.params) statuses.add(404);
   if (!routeConfig(route).storeFree) statuses.add(503);
@@ -176,7 +181,7 @@ interface OpenApi {
   components: Record<string, Record<string, unknown>> & { schemas: Record<string, { examples?: unknown[] }> };
 }
 interface Operation {
-  parameters?: { in?: string; name?: string; schema?: unknown; description?: string; $ref?: string }[];
+  parameters?: { in?: string; name?: string; schema?: unknown; description?: string; required?: boolean; $ref?: string }[];
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, Response>;
 }
@@ -199,6 +204,10 @@ export const completeDocument: SwaggerTransformObject = (documentObject) => {
 };
 
 function completeOperation(doc: OpenApi, operation: Operation, used: { headers: Set<HeaderName>; responses: Set<number>; idempotencyKey: unknown }) {
+  // A parameter with a default (`limit`) may be left out: the default applies. TypeBox marks it required.
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in === 'query' && (parameter.schema as { default?: unknown } | undefined)?.default !== undefined) parameter.required = false;
+  }
   const idempotent = useIdempotencyKeyParameter(operation, used);
   const paginated = operation.parameters?.some((p) => p.in === 'query' && p.name === 'cursor') ?? false;
   for (const [code, response] of Object.entries(operation.responses)) {

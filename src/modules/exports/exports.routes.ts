@@ -9,8 +9,10 @@ import { CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from './export-forma
 import { type Export, exportAuditLog, exportInteractions } from './exports.service.js';
 
 const Format = { format: Type.Optional(StringEnum(EXPORT_FORMATS, { default: 'csv', description: 'csv (with a header row) or ndjson' })) };
-const InteractionsExportQuery = Type.Object({ ...Type.Omit(ListInteractionsQuery, ['page', 'limit', 'cursor']).properties, ...Format });
-const AuditExportQuery = Type.Object({ ...AuditFilterFields, ...Format });
+// Unknown parameters are dropped (removeAdditional), not passed on: the filters are written to the export's audit entry.
+const KNOWN_ONLY = { additionalProperties: false } as const;
+const InteractionsExportQuery = Type.Object({ ...Type.Omit(ListInteractionsQuery, ['page', 'limit', 'cursor']).properties, ...Format }, KNOWN_ONLY);
+const AuditExportQuery = Type.Object({ ...AuditFilterFields, ...Format }, KNOWN_ONLY);
 
 const FILE = (what: string, example: { csv: string; ndjson: string }) => ({
   description: `${what}, streamed as a file`,

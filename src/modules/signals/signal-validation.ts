@@ -9,8 +9,8 @@ import { nirValid, siretValid } from './french-identifiers.js';
  * check, `undefined` for the others (PHONE, PERSON_NAME, API_KEY...: nothing to check them against).
  */
 export function validateSignal(type: string, value: string): boolean | undefined {
-  const check = CHECKS[type];
-  return check ? check(value.trim()) : undefined;
+  // Own keys only: a type named `constructor` or `valueOf` is just an unknown type.
+  return Object.hasOwn(CHECKS, type) ? CHECKS[type]!(value.trim()) : undefined;
 }
 
 export const VALIDATED_TYPES = ['CREDIT_CARD', 'IBAN', 'NIR', 'SIRET', 'EMAIL', 'IP_ADDRESS'] as const;
