@@ -10,9 +10,14 @@ import type { Database } from '../../src/kernel/tables/database.js';
 export async function planOf(db: Kysely<Database>, query: CompiledQuery, explain = 'explain'): Promise<string> {
   return db.transaction().execute(async (tx) => {
     await sql`set local enable_seqscan = off`.execute(tx);
-    const result = await tx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`${explain} ${query.sql}`, [...query.parameters]));
-    return result.rows.map((row) => row['QUERY PLAN']).join('\n');
+    return plannedAs(tx, query, explain);
   });
+}
+
+/** The plan of a statement as the planner chooses it, sequential scans allowed. */
+export async function plannedAs(db: Kysely<Database>, query: CompiledQuery, explain = 'explain'): Promise<string> {
+  const result = await db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`${explain} ${query.sql}`, [...query.parameters]));
+  return result.rows.map((row) => row['QUERY PLAN']).join('\n');
 }
 
 /** No sequential scan, no hash join (which would read a tenant's counts of every generation), the deltas by position. */

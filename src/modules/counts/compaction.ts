@@ -202,7 +202,7 @@ export class CountsCompactionWorker {
     this.movedSinceVacuum += interactions + alerts;
     if (this.deps.store.kind === 'pglite' && this.movedSinceVacuum >= EMBEDDED_VACUUM_EVERY) {
       this.movedSinceVacuum = 0;
-      await sql`vacuum interaction_count_deltas, interaction_counts, alert_count_deltas, alert_counts, count_folds`.execute(this.deps.store.db);
+      await sql`vacuum interaction_count_deltas, interaction_counts, alert_count_deltas, alert_counts, count_folds, count_heads`.execute(this.deps.store.db);
     }
     return interactions >= COMPACTION_BATCH || alerts >= COMPACTION_BATCH;
   }

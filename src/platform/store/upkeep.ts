@@ -53,13 +53,13 @@ const postgresStates = sql<TableState>`
         + ${setting('autovacuum_vacuum_insert_scale_factor')} * tuples
         as inserted_after
     from tables t
+  ), due as (
+    select "table", n_mod_since_analyze > ${BEHIND} * analyze_after as analyze,
+      (n_dead_tup > ${BEHIND} * dead_after or n_ins_since_vacuum > ${BEHIND} * inserted_after)
+        and (vacuumed is null or vacuumed < now() - ${VACUUM_AGAIN_AFTER}::interval) as vacuum
+    from limits
   )
-  select "table", n_mod_since_analyze > ${BEHIND} * analyze_after as analyze,
-    (n_dead_tup > ${BEHIND} * dead_after or n_ins_since_vacuum > ${BEHIND} * inserted_after)
-      and (vacuumed is null or vacuumed < now() - ${VACUUM_AGAIN_AFTER}::interval) as vacuum
-  from limits
-  where n_mod_since_analyze > ${BEHIND} * analyze_after or n_dead_tup > ${BEHIND} * dead_after
-    or n_ins_since_vacuum > ${BEHIND} * inserted_after
+  select * from due where "analyze" or vacuum
   order by 1`;
 
 /**
@@ -97,9 +97,15 @@ export class StoreUpkeepWorker {
   private async upkeep(): Promise<boolean> {
     await this.store.db.connection().execute(async (connection) => {
       if (!(await takeLock(connection))) return;
+      // On PostgreSQL, at autovacuum's own pace, so requests do not queue on the disk (a session
+      // setting: VACUUM runs outside any transaction). The embedded store's single connection
+      // serves the requests too: its ANALYZE is better over at once.
+      const paced = this.store.kind === 'postgres';
+      if (paced) await sql`set vacuum_cost_delay = '2ms'`.execute(connection);
       try {
         await this.run(connection);
       } finally {
+        if (paced) await sql`reset vacuum_cost_delay`.execute(connection);
         await sql`select pg_advisory_unlock(${LOCK_IDS.storeUpkeep})`.execute(connection);
       }
     });
@@ -110,16 +116,9 @@ export class StoreUpkeepWorker {
     const embedded = this.store.kind === 'pglite';
     const { rows } = await (embedded ? embeddedStates : postgresStates).execute(connection);
     for (const { table, analyze, vacuum } of rows) {
-      if (!analyze && !vacuum) continue;
-      // VACUUM runs outside any transaction; at autovacuum's own pace, so requests do not queue on the disk.
       const command = vacuum ? sql`vacuum (analyze ${sql.raw(analyze ? 'true' : 'false')})` : sql`analyze`;
       const startedAt = performance.now();
-      if (vacuum) await sql`set vacuum_cost_delay = '2ms'`.execute(connection);
-      try {
-        await sql`${command} ${sql.table(table)}`.execute(connection);
-      } finally {
-        if (vacuum) await sql`reset vacuum_cost_delay`.execute(connection);
-      }
+      await sql`${command} ${sql.table(table)}`.execute(connection);
       this.logger.info({ table, analyze, vacuum, ms: Math.round(performance.now() - startedAt) },
         embedded ? 'table statistics refreshed' : 'table upkeep done where autovacuum had not');
     }
