@@ -13,6 +13,7 @@ import { registerOpenApi } from './edge/openapi/openapi.js';
 import { registerConsole } from './edge/console.js';
 import { registerReferencePage } from './edge/openapi/reference-page.js';
 import { registerValidation } from './platform/http/validation.js';
+import { registerRequestScope } from './platform/http/request-scope.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -62,6 +63,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     reply.header('X-Request-Id', request.id);
     done();
   });
+  registerRequestScope(app);
   countRequests(app);
   app.removeContentTypeParser('text/plain');
   registerValidation(app, COMPONENT_SCHEMAS);

@@ -4,6 +4,7 @@ import { buildApp } from '../../src/app.js';
 import { logRedaction } from '../../src/edge/log-redaction.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { Deps } from '../../src/platform/deps.js';
+import { inFixedScope } from '../../src/platform/store/scoped-connections.js';
 import { migrate } from '../../src/platform/store/migrate.js';
 import type { StoreKind } from '../../src/platform/store/store.js';
 import { AdjustableClock } from '../../src/kernel/clock.js';
@@ -86,8 +87,9 @@ export class Harness {
     return new Harness(kind, app, deps, clock, testStore, workers, options.captureEvents ?? false);
   }
 
+  /** The store as the tables' owner, every tenant's rows visible: for a test's own setup and checks. */
   get db() {
-    return this.deps.store.db;
+    return inFixedScope(this.deps.store.db, { kind: 'owner' });
   }
 
   get databaseUrl(): string | undefined {

@@ -7,6 +7,8 @@ import { writeAudit } from '../audit/audit.writer.js';
 import { type LoginResult, toUserResponse } from '../users/users.schemas.js';
 import { accountSubject, addressSubject, assertNotThrottled, clearAccountFailures, recordFailure } from './login-throttle.js';
 import { createSession, revokeSession } from '../../platform/identity/sessions.js';
+import { inFixedScope } from '../../platform/store/scoped-connections.js';
+import { ALL_TENANTS, onlyTenants } from '../../platform/store/tenant-scope.js';
 
 export interface LoginInput {
   email: string;
@@ -26,7 +28,8 @@ export async function login(deps: Deps, input: LoginInput, meta: { ip: string; r
   const subjects = { account: accountSubject(input.email), address: addressSubject(meta.ip) };
   await assertNotThrottled(db, subjects, deps.config.auth.loginMaxFailures, now);
 
-  let query = db
+  // The email names the account, whichever tenant holds it.
+  let query = inFixedScope(db, ALL_TENANTS)
     .selectFrom('users')
     .selectAll()
     .where((eb) => eb(eb.fn('lower', ['email']), '=', input.email.toLowerCase()))
@@ -37,9 +40,9 @@ export async function login(deps: Deps, input: LoginInput, meta: { ip: string; r
 
   const user = await firstMatching(candidates, input.password);
   if (!user) {
-    await db.transaction().execute(async (tx) => {
+    const known = candidates[0];
+    await inFixedScope(db, onlyTenants(known ? [known.tenant_id] : [])).transaction().execute(async (tx) => {
       await recordFailure(tx, subjects, now);
-      const known = candidates[0];
       if (known) {
         await writeAudit(tx, userContext(known, meta), {
           action: 'auth.login_failed', targetType: 'user', targetId: known.id,
@@ -49,7 +52,7 @@ export async function login(deps: Deps, input: LoginInput, meta: { ip: string; r
     throw new AppError('unauthorized', BAD_LOGIN);
   }
 
-  const result = await db.transaction().execute(async (tx) => {
+  const result = await inFixedScope(db, onlyTenants([user.tenant_id])).transaction().execute(async (tx) => {
     const session = await createSession(tx, user.tenant_id, user.id, now, deps.config.auth.sessionTtlSeconds);
     const updated = await tx
       .updateTable('users')

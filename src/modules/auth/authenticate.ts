@@ -4,6 +4,7 @@ import { ADMIN_ONLY, type Access, type RequestContext } from '../../kernel/conte
 import { AppError } from '../../kernel/errors.js';
 import { type CredentialCache, CredentialChangedError } from './credential-cache.js';
 import type { RateLimiter } from './rate-limiter.js';
+import { scopeRequestToTenant } from '../../platform/http/request-scope.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -75,6 +76,7 @@ async function authenticated(
   const ctx: RequestContext = { ...credential, requestId: request.id, ip: request.ip };
   if (!resolved.checked) ctx.credentialsVersion = resolved.version;
   if (!isAllowed(access, ctx)) throw new AppError('forbidden', 'Your role or API key scope does not allow this action');
+  scopeRequestToTenant(request, ctx.tenantId);
   return ctx;
 }
 

@@ -1,6 +1,7 @@
 import type { Deps } from '../../platform/deps.js';
 import type { TenantVersionsLoader } from '../../platform/store/tenant-versions.js';
 import { sha256Hex } from '../../kernel/crypto.js';
+import { acrossTenants, inTenants } from '../../platform/store/tenant-scope.js';
 import { API_KEY_PREFIX } from '../../platform/identity/tokens.js';
 import { type Credential, type LoadedCredential, loadCredential, touchApiKey } from './credentials.js';
 
@@ -51,7 +52,8 @@ export class CredentialCache {
     }
     if (!entry) {
       this.entries.delete(hash);
-      const loaded = await loadCredential(this.deps.store.db, hash, secret.startsWith(API_KEY_PREFIX), now);
+      // Whose secret this is decides the tenant: the lookup by its hash spans them all.
+      const loaded = await acrossTenants(() => loadCredential(this.deps.store.db, hash, secret.startsWith(API_KEY_PREFIX), now));
       if (!loaded) return null;
       this.remember(hash, loaded);
       entry = loaded;
@@ -71,7 +73,7 @@ export class CredentialCache {
     if (credential.actor.type !== 'api_key') return;
     if (entry.lastUsedAt && now.getTime() - entry.lastUsedAt.getTime() <= LAST_USED_PRECISION_MS) return;
     entry.lastUsedAt = now;
-    await touchApiKey(this.deps.store.db, credential.tenantId, credential.actor.id!, now);
+    await inTenants([credential.tenantId], () => touchApiKey(this.deps.store.db, credential.tenantId, credential.actor.id!, now));
   }
 }
 

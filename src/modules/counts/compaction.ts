@@ -6,6 +6,8 @@ import { Poller } from '../../platform/poller.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { COUNTS_COMPACTION_KEYS, LOCK_IDS } from '../../kernel/lock-ids.js';
 import { ALERT_COUNTS, type CountFamily, INTERACTION_COUNTS } from './current.js';
+import { inFixedScope } from '../../platform/store/scoped-connections.js';
+import { ALL_TENANTS, TABLE_OWNER } from '../../platform/store/tenant-scope.js';
 
 /** Deltas folded per transaction (more when one transaction wrote more): bounds its locks and its memory. */
 export const COMPACTION_BATCH = 20_000;
@@ -172,7 +174,8 @@ async function mergeGenerations(tx: Tx, family: CountFamily, key: string[], due:
 }
 
 async function underLock(db: Kysely<Database>, key: number, move: (tx: Tx) => Promise<number>): Promise<number> {
-  return db.transaction().execute(async (tx) => {
+  // A fold moves every tenant's deltas into the same tenant's counts.
+  return inFixedScope(db, ALL_TENANTS).transaction().execute(async (tx) => {
     const { rows: [lock] } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${LOCK_IDS.countsCompaction}, ${key}) as locked`.execute(tx);
     return lock?.locked ? move(tx) : 0;
   });
@@ -202,7 +205,8 @@ export class CountsCompactionWorker {
     this.movedSinceVacuum += interactions + alerts;
     if (this.deps.store.kind === 'pglite' && this.movedSinceVacuum >= EMBEDDED_VACUUM_EVERY) {
       this.movedSinceVacuum = 0;
-      await sql`vacuum interaction_count_deltas, interaction_counts, alert_count_deltas, alert_counts, count_folds, count_heads`.execute(this.deps.store.db);
+      await sql`vacuum interaction_count_deltas, interaction_counts, alert_count_deltas, alert_counts, count_folds, count_heads`
+        .execute(inFixedScope(this.deps.store.db, TABLE_OWNER));
     }
     return interactions >= COMPACTION_BATCH || alerts >= COMPACTION_BATCH;
   }

@@ -8,6 +8,7 @@ import { sealLegacyClassification } from '../interactions/detected-values.js';
 import { sealIdempotentResponse } from '../interactions/ingest/idempotency.js';
 import { openWebhookSecrets, sealWebhookSecrets } from '../delivery/secrets.js';
 import type { StoredClassification } from '../../kernel/tables/interactions.js';
+import { acrossTenants } from '../../platform/store/tenant-scope.js';
 
 // Rows written by releases before values were sealed hold them in clear: this pass seals them in
 // small batches after an upgrade, while the service runs. Each step records where it is in
@@ -30,6 +31,11 @@ interface BatchResult {
  * or undefined once every step is done (a read per step, then nothing more to do).
  */
 export async function sealNextBatch(deps: Deps): Promise<{ step: Step; sealed: number } | undefined> {
+  // An upgrade's one pass over every tenant's earlier rows.
+  return acrossTenants(() => sealNextStep(deps));
+}
+
+async function sealNextStep(deps: Deps): Promise<{ step: Step; sealed: number } | undefined> {
   const done = await deps.store.db.selectFrom('background_passes').select(['name', 'position', 'completed_at'])
     .where('name', 'in', STEPS.map(passName)).execute();
   const step = STEPS.find((candidate) => !done.some((row) => row.name === passName(candidate) && row.completed_at));

@@ -4,6 +4,7 @@ import { recordAttempts } from './history.js';
 import { finishJobs, jobKey, rescheduleJobs, type ClaimedJob } from './queue.js';
 import type { AttemptOutcome } from './sender.js';
 import { lockSubscriptionChanges } from '../../platform/outbox/subscriptions.js';
+import { inTenants } from '../../platform/store/tenant-scope.js';
 
 /** An attempt made, waiting to be recorded. */
 export interface Completion {
@@ -28,7 +29,8 @@ export async function recordCompletions(deps: Deps, leaseId: string, completions
   const delays = deps.config.webhooks.retryDelaysMs;
   const now = deps.clock.now();
   const isLast = (c: Completion) => !c.outcome.success && c.job.attempt >= delays.length;
-  return deps.store.db.transaction().execute(async (tx) => {
+  const tenantIds = [...new Set(completions.map((c) => c.job.tenant_id))];
+  return inTenants(tenantIds, () => deps.store.db.transaction().execute(async (tx) => {
     // Disabling changes subscriptions: its lock comes before any row lock, in one order for all.
     const disablingTenants = [...new Set(completions.filter(isLast).map((c) => c.job.tenant_id))].sort();
     for (const tenantId of disablingTenants) await lockSubscriptionChanges(tx, tenantId);
@@ -56,5 +58,5 @@ export async function recordCompletions(deps: Deps, leaseId: string, completions
       }, now);
     }
     return results;
-  });
+  }));
 }

@@ -13,6 +13,7 @@ import { type AttemptOutcome, Sender } from './sender.js';
 import { deliveryHeaders } from './signing.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { serviceMetrics } from '../../platform/metrics/metrics.js';
+import { acrossTenants } from '../../platform/store/tenant-scope.js';
 
 export interface DeliveryWorkerOptions {
   /** How often to look for due work when nothing woke the worker (ms). */
@@ -64,7 +65,8 @@ export class DeliveryWorker {
     this.maxRetries = Math.max(1, Math.floor(this.maxInFlight / 2));
     this.sender = new Sender(config);
     this.recorder = new OutcomeRecorder(deps, this.leaseId, logger, (completion) => this.held.delete(jobKey(completion.job)));
-    this.claimer = new Poller(() => this.claim(), options.pollIntervalMs ?? 1000,
+    // Which jobs are due is a question about every tenant; each job then acts in its own.
+    this.claimer = new Poller(() => acrossTenants(() => this.claim()), options.pollIntervalMs ?? 1000,
       (error) => logFailure(deps.store, logger, 'error', error, 'webhook claim failed; will retry'));
   }
 
@@ -83,7 +85,7 @@ export class DeliveryWorker {
     await Promise.allSettled([...this.attempts]);
     await this.recorder.close();
     clearInterval(this.heartbeat);
-    await releaseLeases(this.deps.store.db, this.leaseId).catch(() => {});
+    await acrossTenants(() => releaseLeases(this.deps.store.db, this.leaseId)).catch(() => {});
     await this.sender.close();
   }
 
@@ -181,7 +183,7 @@ export class DeliveryWorker {
   private async renew(): Promise<void> {
     if (this.held.size === 0) return;
     const until = new Date(this.deps.clock.now().getTime() + this.deps.config.webhooks.leaseMs);
-    await renewLeases(this.deps.store.db, this.leaseId, until).catch((error: unknown) => {
+    await acrossTenants(() => renewLeases(this.deps.store.db, this.leaseId, until)).catch((error: unknown) => {
       logFailure(this.deps.store, this.logger, 'warn', error, 'webhook leases not renewed; will retry');
     });
   }

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { Deps } from '../../platform/deps.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { deleteInBatches } from '../../kernel/batches.js';
+import { inFixedScope } from '../../platform/store/scoped-connections.js';
+import { ALL_TENANTS, TABLE_OWNER } from '../../platform/store/tenant-scope.js';
 
 export interface RetentionOptions {
   /** How often the purge runs (ms). */
@@ -27,7 +29,8 @@ export interface PurgeResult {
  */
 export async function purgeDeliveryHistory(deps: Deps): Promise<PurgeResult> {
   const cutoff = new Date(deps.clock.now().getTime() - deps.config.webhooks.historyRetentionDays * DAY_MS);
-  const db = deps.store.db;
+  // Old rows of every tenant, by age alone.
+  const db = inFixedScope(deps.store.db, ALL_TENANTS);
   const deliveries = await deleteInBatches(async () => {
     const result = await sql`delete from webhook_deliveries where (tenant_id, id) in (
       select tenant_id, id from webhook_deliveries where attempted_at < ${cutoff} limit ${BATCH} for update skip locked)`.execute(db);
@@ -43,7 +46,7 @@ export async function purgeDeliveryHistory(deps: Deps): Promise<PurgeResult> {
     return Number(result.numAffectedRows ?? 0);
   }, BATCH, PAUSE_MS);
   // The embedded store has no autovacuum: reclaim the queue's dead rows here.
-  if (deps.store.kind === 'pglite') await sql`vacuum webhook_jobs, webhook_messages, webhook_deliveries`.execute(db);
+  if (deps.store.kind === 'pglite') await sql`vacuum webhook_jobs, webhook_messages, webhook_deliveries`.execute(inFixedScope(db, TABLE_OWNER));
   return { deliveries, messages };
 }
 

@@ -10,6 +10,8 @@ import type { InteractionResponse, ListInteractionsFilters } from '../interactio
 import { listCriteriaOf } from '../interactions/interactions.service.js';
 import { type CsvColumn, type ExportFormat, exportFileName, exportStream } from './export-format.js';
 import { walkKeyset } from './keyset-walk.js';
+import { inFixedScope } from '../../platform/store/scoped-connections.js';
+import { onlyTenants } from '../../platform/store/tenant-scope.js';
 
 export interface Export {
   fileName: string;
@@ -42,7 +44,7 @@ export async function exportInteractions(
   deps: Deps, ctx: RequestContext, format: ExportFormat, filters: Omit<ListInteractionsFilters, 'page' | 'limit' | 'cursor'>,
 ): Promise<Export> {
   const criteria = listCriteriaOf(filters);
-  const db = deps.store.db;
+  const db = tenantDb(deps, ctx);
   const keys = await deps.keyring.forTenant(ctx.tenantId);
   const records = await walkKeyset(async (request) => {
     const paging = openPage(criteria, request);
@@ -71,10 +73,13 @@ const AUDIT_COLUMNS: CsvColumn<AuditEntry>[] = [
 /** The audit entries the filters select, newest first, as CSV or NDJSON; audited like any export. */
 export async function exportAuditLog(deps: Deps, ctx: RequestContext, format: ExportFormat, filters: AuditFilters): Promise<Export> {
   const range = parseDateRange(filters); // a bad range is refused before anything is written
-  const db = deps.store.db;
+  const db = tenantDb(deps, ctx);
   // The export's own entry is written first, so that it is part of the file.
   const now = deps.clock.now();
   await writeAudit(db, ctx, { action: 'audit_log.exported', targetType: 'audit_log', details: { format, filters } }, now);
   const records = await walkKeyset((request) => auditExportPage(db, ctx.tenantId, filters, range, request));
   return { fileName: exportFileName('audit-log', format, now), body: exportStream(format, records, AUDIT_COLUMNS) };
 }
+
+/** The file is read as the client takes it, after the request's handler returned: its pages carry their tenant. */
+const tenantDb = (deps: Deps, ctx: RequestContext) => inFixedScope(deps.store.db, onlyTenants([ctx.tenantId]));

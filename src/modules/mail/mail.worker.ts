@@ -7,6 +7,8 @@ import { MAIL_CHANNEL } from './mail.queue.js';
 import type { Mailer } from './mailer.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { serviceMetrics } from '../../platform/metrics/metrics.js';
+import { inFixedScope } from '../../platform/store/scoped-connections.js';
+import { ALL_TENANTS, onlyTenants } from '../../platform/store/tenant-scope.js';
 
 const LEASE_MS = 60_000;
 const MAX_ATTEMPTS = 8;
@@ -50,16 +52,17 @@ export class MailWorker {
           and (lease_until is null or lease_until < ${now})
         order by next_attempt_at limit ${BATCH}
         for update skip locked)
-      returning tenant_id, id, recipient, subject, body_text, attempts`.execute(this.store.db);
+      returning tenant_id, id, recipient, subject, body_text, attempts`.execute(inFixedScope(this.store.db, ALL_TENANTS));
 
     for (const mail of claimed.rows) {
+      const db = inFixedScope(this.store.db, onlyTenants([mail.tenant_id]));
       try {
         await this.mailer.send({ to: mail.recipient, subject: mail.subject, text: mail.body_text }).catch((error: unknown) => {
           serviceMetrics.mailsSent.inc({ outcome: 'failed' });
           throw error;
         });
         serviceMetrics.mailsSent.inc({ outcome: 'sent' });
-        await this.store.db
+        await db
           .updateTable('mail_outbox')
           .set({ sent_at: this.clock.now(), lease_until: null, last_error: null })
           .where('tenant_id', '=', mail.tenant_id)
@@ -68,7 +71,7 @@ export class MailWorker {
       } catch (error) {
         const backoffMs = Math.min(2 ** mail.attempts * 1000, 3_600_000);
         this.logger.warn({ err: error, mailId: mail.id }, 'email not sent; will retry');
-        await this.store.db
+        await db
           .updateTable('mail_outbox')
           .set({
             lease_until: null,

@@ -9,6 +9,8 @@ import { Poller } from '../../platform/poller.js';
 import { deleteInteractionsBatch } from '../interactions/interactions.purge.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { LOCK_IDS } from '../../kernel/lock-ids.js';
+import { inFixedScope } from '../../platform/store/scoped-connections.js';
+import { ALL_TENANTS, TABLE_OWNER, inTenants } from '../../platform/store/tenant-scope.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Interactions (or audit entries) deleted per statement, and the pause between two, so ingest never waits long. */
@@ -29,13 +31,13 @@ export interface TenantRetentionRun {
  * A run that deleted anything leaves one audit entry with its counts.
  */
 export async function applyDataRetention(deps: Deps): Promise<TenantRetentionRun[]> {
-  const tenants = await deps.store.db.selectFrom('tenants')
+  const tenants = await inFixedScope(deps.store.db, ALL_TENANTS).selectFrom('tenants')
     .select(['id', 'retention_days', 'audit_retention_days'])
     .where((eb) => eb.or([eb('retention_days', 'is not', null), eb('audit_retention_days', 'is not', null)]))
     .execute();
   const runs: TenantRetentionRun[] = [];
   for (const tenant of tenants) {
-    const run = await withTenantLock(deps, tenant.id, (db) => applyTenantRetention(deps, db, tenant));
+    const run = await inTenants([tenant.id], () => withTenantLock(deps, tenant.id, (db) => applyTenantRetention(deps, db, tenant)));
     if (run) runs.push(run);
   }
   return runs;
@@ -126,7 +128,8 @@ export class DataRetentionWorker {
     for (const run of runs) this.logger.info(run, 'data retention applied');
     // The embedded store has no autovacuum: make the deleted rows' space reusable.
     if (runs.length > 0 && this.deps.store.kind === 'pglite') {
-      await sql`vacuum interactions, interaction_classification_types, interaction_fingerprints, alerts, audit_log`.execute(this.deps.store.db);
+      await sql`vacuum interactions, interaction_classification_types, interaction_fingerprints, alerts, audit_log`
+        .execute(inFixedScope(this.deps.store.db, TABLE_OWNER));
     }
     return false;
   }

@@ -5,6 +5,8 @@ import { uuidv7 } from '../../kernel/ids.js';
 import { hashPassword, isStrongPassword, PASSWORD_RULE } from '../../kernel/passwords.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { systemContext } from '../../kernel/context.js';
+import { inFixedScope } from '../../platform/store/scoped-connections.js';
+import { ALL_TENANTS, onlyTenants } from '../../platform/store/tenant-scope.js';
 
 export interface NewTenant {
   name: string;
@@ -29,7 +31,7 @@ export async function createTenant(db: Kysely<Database>, input: NewTenant, now: 
   const passwordHash = await hashPassword(input.adminPassword);
   const tenantId = uuidv7(now.getTime());
   const adminId = uuidv7(now.getTime());
-  await db.transaction().execute(async (tx) => {
+  await inFixedScope(db, onlyTenants([tenantId])).transaction().execute(async (tx) => {
     await tx.insertInto('tenants').values({ id: tenantId, name: input.name.trim(), created_at: now, updated_at: now }).execute();
     await tx
       .insertInto('users')
@@ -59,6 +61,6 @@ export async function createTenant(db: Kysely<Database>, input: NewTenant, now: 
 }
 
 export async function countTenants(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('tenants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await inFixedScope(db, ALL_TENANTS).selectFrom('tenants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }

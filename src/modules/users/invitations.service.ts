@@ -13,6 +13,8 @@ import * as invitations from './invitations.repo.js';
 import { assertStrongPassword, assertUserId } from './users.guards.js';
 import * as repo from './users.repo.js';
 import { toUserResponse, type AcceptInviteInput, type InviteInput, type LoginResult, type UserResponse } from './users.schemas.js';
+import { inFixedScope } from '../../platform/store/scoped-connections.js';
+import { ALL_TENANTS, onlyTenants } from '../../platform/store/tenant-scope.js';
 
 const UNIQUE_VIOLATION = '23505';
 const emailTaken = () => new AppError('email_taken', 'A user with this email already exists in the organization');
@@ -102,7 +104,8 @@ export async function acceptInvitation(
   meta: { ip: string; requestId: string },
 ): Promise<LoginResult> {
   const now = deps.clock.now();
-  const invitation = await invitations.findInvitationByToken(deps.store.db, input.token);
+  // The token names the invitation, whichever tenant holds it.
+  const invitation = await invitations.findInvitationByToken(inFixedScope(deps.store.db, ALL_TENANTS), input.token);
   if (!invitation) throw notFound('Invitation');
   if (invitation.expires_at.getTime() <= now.getTime()) {
     throw new AppError('invitation_expired', 'The invitation is older than 7 days; ask an admin to resend it');
@@ -110,7 +113,7 @@ export async function acceptInvitation(
   assertStrongPassword('body.password', input.password);
   const passwordHash = await hashPassword(input.password);
 
-  return deps.store.db.transaction().execute(async (tx) => {
+  return inFixedScope(deps.store.db, onlyTenants([invitation.tenant_id])).transaction().execute(async (tx) => {
     // Locks in the order resend and delete use (user, then invitation), so they cannot deadlock.
     // Accepting twice at once: the second waits on the user row, then finds the invitation gone.
     const user = await repo.lockUser(tx, invitation.tenant_id, invitation.user_id);

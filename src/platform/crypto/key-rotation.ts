@@ -4,6 +4,8 @@ import { StartupError } from '../../kernel/startup-error.js';
 import { rewrapTenantKeys } from './envelope.js';
 import { type TenantKeysRow, wrappedColumns, wrappingUnder } from './keyring.js';
 import type { MasterKey } from './master-key.js';
+import { inFixedScope } from '../store/scoped-connections.js';
+import { ALL_TENANTS } from '../store/tenant-scope.js';
 
 // A rotation of the master key wraps each tenant's keys again; the values and fingerprints they
 // protect do not change. It runs in two steps so that every process keeps working meanwhile:
@@ -24,7 +26,8 @@ export interface RotationResult {
 }
 
 /** Wraps every tenant's keys under `next`, in batches of 100 tenants, each batch one transaction. */
-export async function rotateMasterKey(db: Kysely<Database>, current: MasterKey, next: MasterKey): Promise<RotationResult> {
+export async function rotateMasterKey(anyScope: Kysely<Database>, current: MasterKey, next: MasterKey): Promise<RotationResult> {
+  const db = inFixedScope(anyScope, ALL_TENANTS);
   if (current.id === next.id) throw new KeyRotationError('the new key is the current key: generate another (openssl rand -base64 32)');
   const result: RotationResult = { rewrapped: 0, alreadyRotated: 0 };
   for await (const rows of batchesOf(db)) {
@@ -60,7 +63,8 @@ export async function rotateMasterKey(db: Kysely<Database>, current: MasterKey, 
  * Deletes every wrapping not made under `current`: afterwards only `current` opens the tenants'
  * keys. Refused while a tenant's keys are not wrapped under it (nothing is deleted then).
  */
-export async function retirePreviousKeys(db: Kysely<Database>, current: MasterKey): Promise<{ retired: number }> {
+export async function retirePreviousKeys(anyScope: Kysely<Database>, current: MasterKey): Promise<{ retired: number }> {
+  const db = inFixedScope(anyScope, ALL_TENANTS);
   const behind = await db.selectFrom('tenant_keys').select((eb) => eb.fn.countAll<string>().as('n'))
     .where('master_key_id', '!=', current.id).executeTakeFirstOrThrow();
   if (Number(behind.n) > 0) {

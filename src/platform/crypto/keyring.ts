@@ -4,6 +4,7 @@ import type { TenantKeysTable } from '../../kernel/tables/protection.js';
 import { AppError } from '../../kernel/errors.js';
 import { createTenantKeys, type TenantKeys, unwrapTenantKeys, wrapTenantKeys, type WrappedTenantKeys } from './envelope.js';
 import type { MasterKey } from './master-key.js';
+import { inTenants } from '../store/tenant-scope.js';
 
 export type TenantKeysRow = Selectable<TenantKeysTable>;
 
@@ -26,11 +27,12 @@ export class TenantKeyring {
   async forTenants(tenantIds: readonly string[]): Promise<ReadonlyMap<string, TenantKeys>> {
     const missing = [...new Set(tenantIds)].filter((id) => !this.opened.has(id));
     if (missing.length > 0) {
-      let rows = await this.read(missing);
-      if (rows.length < missing.length) {
-        await this.create(missing.filter((id) => !rows.some((row) => row.tenant_id === id)));
-        rows = await this.read(missing);
-      }
+      const rows = await inTenants(missing, async () => {
+        const found = await this.read(missing);
+        if (found.length === missing.length) return found;
+        await this.create(missing.filter((id) => !found.some((row) => row.tenant_id === id)));
+        return this.read(missing);
+      });
       for (const row of rows) this.opened.set(row.tenant_id, this.open(row));
     }
     return new Map(tenantIds.map((id) => [id, this.opened.get(id)!]));

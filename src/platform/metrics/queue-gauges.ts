@@ -1,6 +1,8 @@
 import { Gauge, type Registry } from 'prom-client';
 import { sql } from 'kysely';
 import type { Deps } from '../deps.js';
+import { inFixedScope } from '../store/scoped-connections.js';
+import { ALL_TENANTS } from '../store/tenant-scope.js';
 
 // One read serves all the gauges of a scrape (each collects on its own).
 const CACHE_MS = 1000;
@@ -48,7 +50,7 @@ async function readDepths(deps: Deps): Promise<QueueDepths> {
   const { rows } = await sql<{ jobs: number | string; oldest_job: Date | null; mails: number | string; oldest_mail: Date | null }>`
     select (select count(*) from webhook_jobs) as jobs, (select min(created_at) from webhook_jobs) as oldest_job,
       (select count(*) from mail_outbox where sent_at is null) as mails,
-      (select min(created_at) from mail_outbox where sent_at is null) as oldest_mail`.execute(deps.store.db);
+      (select min(created_at) from mail_outbox where sent_at is null) as oldest_mail`.execute(inFixedScope(deps.store.db, ALL_TENANTS));
   const row = rows[0]!;
   const now = deps.clock.now().getTime();
   const age = (date: Date | null) => (date ? Math.max(0, (now - date.getTime()) / 1000) : 0);

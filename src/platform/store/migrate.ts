@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { SERVICE_VERSION, majorOf } from '../../kernel/version.js';
 import { migrations } from './migrations/index.js';
+import { asTableOwner } from './tenant-scope.js';
 import type { Database } from '../../kernel/tables/database.js';
 
 export class MigrationRefusedError extends Error {}
@@ -14,6 +15,12 @@ export class MigrationRefusedError extends Error {}
 export async function migrate(
   db: Kysely<Database>,
   options: { allowMajorUpgrade?: boolean; version?: string } = {},
+): Promise<{ applied: string[] }> {
+  return asTableOwner(() => migrateAsOwner(db, options));
+}
+
+async function migrateAsOwner(
+  db: Kysely<Database>, options: { allowMajorUpgrade?: boolean; version?: string },
 ): Promise<{ applied: string[] }> {
   const version = options.version ?? SERVICE_VERSION;
   const stored = await storedVersion(db);

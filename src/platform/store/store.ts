@@ -1,6 +1,8 @@
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { countingConnections, type PoolStats } from './connection-counts.js';
+import { scopedConnections } from './scoped-connections.js';
+import { asTableOwner } from './tenant-scope.js';
 import { EMBEDDED_DEFAULTS, createPglite, type EmbeddedSettings } from './pglite.js';
 import type { Database } from '../../kernel/tables/database.js';
 
@@ -43,14 +45,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
 async function openPglite(dataDir: string | undefined, settings: EmbeddedSettings): Promise<Store> {
   const pglite = await createPglite(dataDir, settings);
-  const counted = countingConnections(new PGliteDialect({ pglite }));
+  const counted = countingConnections(scopedConnections(new PGliteDialect({ pglite })));
   const db = new Kysely<Database>({ dialect: counted.dialect });
   return {
     kind: 'pglite',
     db,
     ping: async () => {
       if (pglite.closed) throw new StoreUnavailableError();
-      await sql`select 1`.execute(db);
+      await asTableOwner(() => sql`select 1`.execute(db));
     },
     listen: async (channel, onNotify) => pglite.listen(channel, onNotify),
     poolStats: counted.stats,
@@ -63,12 +65,13 @@ async function openPostgres(connectionString: string, max: number, connectionTim
   // A client losing its server must not crash the process; the query in progress reports it.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: scopedConnections(new PostgresDialect({ pool })) });
   return {
     kind: 'postgres',
     db,
+    // As the connecting role: the service role does not exist before the first migration.
     ping: async () => {
-      await sql`select 1`.execute(db);
+      await asTableOwner(() => sql`select 1`.execute(db));
     },
     listen: async (channel, onNotify) => listenPostgres(connectionString, channel, onNotify),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

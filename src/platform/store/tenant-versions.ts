@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Store } from './store.js';
+import { inTenants } from './tenant-scope.js';
 import type { Database } from '../../kernel/tables/database.js';
 
 /** A tenant's counters (migration 0006): 0 for one whose credentials or policies never changed. */
@@ -13,10 +14,10 @@ export interface TenantVersions {
 export async function readTenantVersions(
   db: Kysely<Database> | Transaction<Database>, tenantIds: readonly string[],
 ): Promise<Map<string, TenantVersions>> {
-  const { rows } = await sql<{ tenant_id: string; credentials: number; policies: number }>`
+  const { rows } = await inTenants(tenantIds, () => sql<{ tenant_id: string; credentials: number; policies: number }>`
     select t.tenant_id, coalesce(v.credentials, 0)::int8 as credentials, coalesce(v.policies, 0)::int8 as policies
     from unnest(${tenantIds}::uuid[]) as t(tenant_id)
-    left join tenant_versions v on v.tenant_id = t.tenant_id`.execute(db);
+    left join tenant_versions v on v.tenant_id = t.tenant_id`.execute(db));
   return new Map(rows.map((row) => [row.tenant_id,
     { credentials: Number(row.credentials), policies: Number(row.policies) }]));
 }

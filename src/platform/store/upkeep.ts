@@ -5,6 +5,8 @@ import { LOCK_IDS } from '../../kernel/lock-ids.js';
 import { Poller } from '../poller.js';
 import type { Store } from './store.js';
 import { logFailure } from './store-outages.js';
+import { inFixedScope } from './scoped-connections.js';
+import { TABLE_OWNER } from './tenant-scope.js';
 
 /** How often the tables' state is read (ms). */
 const CHECK_EVERY_MS = 30_000;
@@ -95,7 +97,7 @@ export class StoreUpkeepWorker {
   }
 
   private async upkeep(): Promise<boolean> {
-    await this.store.db.connection().execute(async (connection) => {
+    await inFixedScope(this.store.db, TABLE_OWNER).connection().execute(async (connection) => {
       if (!(await takeLock(connection))) return;
       // On PostgreSQL, at autovacuum's own pace, so requests do not queue on the disk (a session
       // setting: VACUUM runs outside any transaction). The embedded store's single connection

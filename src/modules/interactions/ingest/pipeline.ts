@@ -16,6 +16,7 @@ import { insertIngested } from '../interactions.repo.js';
 import type { InteractionResponse } from '../interactions.schemas.js';
 import type { ValidInteraction } from '../interactions.validation.js';
 import { serviceMetrics } from '../../../platform/metrics/metrics.js';
+import { inTenants } from '../../../platform/store/tenant-scope.js';
 
 /** One create request (single or batch) of one tenant, waiting for its group commit. */
 export interface IngestRequest {
@@ -46,7 +47,9 @@ export class IngestPipeline {
   constructor(private readonly deps: Deps, private readonly policies: PolicyCache) {
     this.purge = new ExpiredKeysPurge(deps.store);
     this.committer = new GroupCommitter<IngestRequest, CreateResponse>({
-      commit: (requests) => commitGroup(this.deps, this.policies, this.purge, requests),
+      // A group holds several tenants' requests: exactly those tenants, whichever request's context flushes it.
+      commit: (requests) => inTenants([...new Set(requests.map((request) => request.tenantId))],
+        () => commitGroup(this.deps, this.policies, this.purge, requests)),
       isStoreFailure: isStoreUnavailable,
       overloaded: () => new AppError('unavailable', 'The service is saturated; retry shortly', { retryAfterSeconds: 1 }),
     }, {
