@@ -7,7 +7,8 @@ import type { ListCriteria } from '../../src/modules/interactions/interactions.l
 import { countInteractions, countQuery } from '../../src/modules/interactions/interactions.totals.js';
 import { migrate } from '../../src/platform/store/migrate.js';
 import type { Store } from '../../src/platform/store/store.js';
-import { createTestStore, STORES, type TestStore } from '../helpers/stores.js';
+import { asOwner, createTestStore, STORES, type TestStore } from '../helpers/stores.js';
+import { inTenants } from '../../src/platform/store/tenant-scope.js';
 
 const PLATFORMS = ['p0', 'p1', 'p2', 'p3', 'p4'];
 const CRITERIA: ListCriteria[] = [
@@ -54,7 +55,7 @@ describe.each(STORES)('count generations [%s]', (kind) => {
 
   it('folds many small writes into the same buckets: totals exact at every step, generations merged, rows bounded by the keys', async () => {
     testStore = await createTestStore(kind);
-    const { store } = testStore;
+    const store = asOwner(testStore.store);
     await migrate(store.db);
     const tenantId = await newTenant(store);
     for (let round = 0; round < 150; round++) {
@@ -113,15 +114,15 @@ describe.runIf(STORES.includes('postgres'))('count generations while a snapshot 
   /** Shared buffers a total reads (EXPLAIN ANALYZE, BUFFERS): the work, whatever the machine's speed. */
   async function buffersRead(store: Store, tenantId: string, criteria: ListCriteria): Promise<number> {
     const compiled = countQuery(store.db, tenantId, criteria).compile();
-    const { rows: [row] } = await store.db.executeQuery<{ 'QUERY PLAN': Array<{ Plan: Record<string, number> }> }>(
-      CompiledQuery.raw(`explain (analyze, buffers, format json) ${compiled.sql}`, [...compiled.parameters]));
+    const { rows: [row] } = await inTenants([tenantId], () => store.db.executeQuery<{ 'QUERY PLAN': Array<{ Plan: Record<string, number> }> }>(
+      CompiledQuery.raw(`explain (analyze, buffers, format json) ${compiled.sql}`, [...compiled.parameters])));
     const plan = row!['QUERY PLAN'][0]!.Plan;
     return plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;
   }
 
   it('reads no more buffers for a total after hundreds of folds than after a few, although vacuum can remove nothing', async () => {
     testStore = await createTestStore('postgres');
-    const { store } = testStore;
+    const store = asOwner(testStore.store);
     await migrate(store.db);
     const tenantId = await newTenant(store);
     // A transaction holding one snapshot, as a nightly pg_dump does: no dead row can be removed meanwhile.
@@ -151,7 +152,7 @@ describe.runIf(STORES.includes('postgres'))('count generations while a snapshot 
 
   it('folds past a writing transaction of another database of the cluster, never past one of its own', async () => {
     testStore = await createTestStore('postgres');
-    const { store } = testStore;
+    const store = asOwner(testStore.store);
     await migrate(store.db);
     const tenantId = await newTenant(store);
     const writing = async (url: string) => {

@@ -9,7 +9,7 @@ import { compactAlertCounts, compactCounts } from '../../src/modules/counts/comp
 import type { DateRange } from '../../src/kernel/dates.js';
 import { countInteractions } from '../../src/modules/interactions/interactions.totals.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
-import { createTestStore, STORES, type TestStore } from '../helpers/stores.js';
+import { createTestStore, ownerDb, STORES, type TestStore } from '../helpers/stores.js';
 
 describe.each(STORES)('interaction counts in the store [%s]', (kind) => {
   let testStore: TestStore | undefined;
@@ -20,17 +20,17 @@ describe.each(STORES)('interaction counts in the store [%s]', (kind) => {
 
   it('puts each score in the same risk bucket in SQL as the totals assume', async () => {
     testStore = await createTestStore(kind);
-    await migrate(testStore.store.db);
+    await migrate(ownerDb(testStore.store));
     const scores = [0, 1, Number.MIN_VALUE, 1 - Number.EPSILON / 2, 0.05, 0.15, 0.95,
       ...RISK_THRESHOLDS.flatMap((t) => [t, t - Number.EPSILON / 4, t + Number.EPSILON / 4, t * (1 - 1e-15), t * (1 + 1e-15)])];
     const { rows } = await sql<{ score: number; bucket: number }>`
-      select score, interaction_risk_bucket(score) as bucket from unnest(${scores}::float8[]) as score`.execute(testStore.store.db);
+      select score, interaction_risk_bucket(score) as bucket from unnest(${scores}::float8[]) as score`.execute(ownerDb(testStore.store));
     expect(rows.map((row) => [row.score, Number(row.bucket)])).toEqual(scores.map((score) => [score, riskBucketOf(score)]));
   });
 
   it('counts the interactions stored before the upgrade that adds the counts', async () => {
     testStore = await createTestStore(kind);
-    const db = testStore.store.db;
+    const db = ownerDb(testStore.store);
     const migrator = new Migrator({
       db, provider: { getMigrations: async () => migrations },
       migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock',
@@ -65,7 +65,7 @@ describe.each(STORES)('interaction counts in the store [%s]', (kind) => {
 
   it('counts the open alerts stored before the upgrade that adds their counts, sub-millisecond dates included', async () => {
     testStore = await createTestStore(kind);
-    const db = testStore.store.db;
+    const db = ownerDb(testStore.store);
     const migrator = new Migrator({
       db, provider: { getMigrations: async () => migrations },
       migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock',

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { expect } from 'vitest';
 import type { Database } from '../../src/kernel/tables/database.js';
+import { acrossTenants } from '../../src/platform/store/tenant-scope.js';
 
 /**
  * The plan of a statement with sequential scans off: what the planner itself chooses once a
@@ -8,15 +9,19 @@ import type { Database } from '../../src/kernel/tables/database.js';
  * `explain` may carry options, e.g. 'explain (analyze, costs off)'.
  */
 export async function planOf(db: Kysely<Database>, query: CompiledQuery, explain = 'explain'): Promise<string> {
-  return db.transaction().execute(async (tx) => {
+  return acrossTenants(() => db.transaction().execute(async (tx) => {
     await sql`set local enable_seqscan = off`.execute(tx);
     return plannedAs(tx, query, explain);
-  });
+  }));
 }
 
-/** The plan of a statement as the planner chooses it, sequential scans allowed. */
+/**
+ * The plan of a statement as the planner chooses it, sequential scans allowed: as the service
+ * runs it, under row-level security (whatever scope `db` carries, a compiled statement takes the caller's).
+ */
 export async function plannedAs(db: Kysely<Database>, query: CompiledQuery, explain = 'explain'): Promise<string> {
-  const result = await db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`${explain} ${query.sql}`, [...query.parameters]));
+  const explained = CompiledQuery.raw(`${explain} ${query.sql}`, [...query.parameters]);
+  const result = await acrossTenants(() => db.executeQuery<{ 'QUERY PLAN': string }>(explained));
   return result.rows.map((row) => row['QUERY PLAN']).join('\n');
 }
 

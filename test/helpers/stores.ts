@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore, type Store, type StoreKind } from '../../src/platform/store/store.js';
+import { inFixedScope } from '../../src/platform/store/scoped-connections.js';
+import { TABLE_OWNER } from '../../src/platform/store/tenant-scope.js';
 
 /** The stores every storage test runs on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export const STORES: StoreKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
@@ -49,4 +51,14 @@ export async function createTestStore(kind: StoreKind): Promise<TestStore> {
       await database.drop();
     },
   };
+}
+
+/** The store's database as the tables' owner, every tenant's rows visible: for a test's own setup and checks. */
+export function ownerDb(store: Store) {
+  return inFixedScope(store.db, TABLE_OWNER);
+}
+
+/** The same store, its queries run as the tables' owner (for tests that hand a Store to their own helpers). */
+export function asOwner(store: Store): Store {
+  return { ...store, db: ownerDb(store) };
 }

@@ -5,16 +5,18 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/platform/store/store.js';
 import { tempDir } from '../helpers/process.js';
+import { ownerDb } from '../helpers/stores.js';
 
 const STORE_JS = join(import.meta.dirname, '../../dist/platform/store/store.js');
+const SCOPED_JS = join(import.meta.dirname, '../../dist/platform/store/scoped-connections.js');
 
 async function setting(store: Store, name: string): Promise<string> {
-  const result = await sql.raw<Record<string, string>>(`show ${name}`).execute(store.db);
+  const result = await sql.raw<Record<string, string>>(`show ${name}`).execute(ownerDb(store));
   return result.rows[0]![name]!;
 }
 
 async function count(store: Store): Promise<number> {
-  const result = await sql<{ n: number }>`select count(*)::int as n from t`.execute(store.db);
+  const result = await sql<{ n: number }>`select count(*)::int as n from t`.execute(ownerDb(store));
   return result.rows[0]!.n;
 }
 
@@ -85,11 +87,13 @@ describe('the embedded store', () => {
     // A process that commits one row per transaction and reports each commit, until killed.
     const script = `
       const { openStore } = await import(${JSON.stringify(STORE_JS)});
+      const { inFixedScope } = await import(${JSON.stringify(SCOPED_JS)});
       const { sql } = await import('kysely');
       const store = await openStore({ dataDir: ${JSON.stringify(dataDir)}, embedded: { durableCommits: ${durableCommits} } });
-      await sql\`create table t (n int primary key)\`.execute(store.db);
+      const db = inFixedScope(store.db, { kind: 'owner' });
+      await sql\`create table t (n int primary key)\`.execute(db);
       for (let n = 1; ; n += 1) {
-        await sql\`insert into t values (\${n})\`.execute(store.db);
+        await sql\`insert into t values (\${n})\`.execute(db);
         process.stdout.write(n + '\\n');
       }`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {

@@ -27,8 +27,8 @@ interface ConnectionState {
  * current scope (tenant-scope.ts), or as the connecting role for the owner's work. The settings
  * are sent only when they change on that connection: a connection that served the same tenant
  * before costs nothing more. They are set at session level before a transaction starts (and
- * with SET LOCAL when the scope changes inside one), so a rolled-back transaction never leaves
- * the cached state wrong.
+ * with SET LOCAL when a query inside one needs others), so a rolled-back transaction never
+ * leaves the cached state wrong.
  */
 export function scopedConnections(dialect: Dialect): Dialect {
   return {
@@ -80,7 +80,8 @@ function scopedDriver(driver: Driver): Driver {
     beginTransaction: async (connection, settings) => {
       const inner = innerOf(connection);
       const state = stateOf(inner);
-      await applyScope(inner, state);
+      // Outside any scope the transaction may be one of a fixed scope (inFixedScope): its first query says.
+      if (currentScope()) await applyScope(inner, state);
       await driver.beginTransaction(inner, settings);
       state.inTransaction = true;
     },
