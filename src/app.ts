@@ -69,7 +69,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await registerOpenApi(app);
   const consoleServed = await registerConsole(app, options.consoleDir);
   await registerReferencePage(app, { documentUrl: '/api/v1/openapi.json', redirectHome: !consoleServed });
-  await app.register(authenticate, { credentials: services.credentials, limiter: services.rateLimiter });
+  await app.register(authenticate, { credentials: services.credentials, rateLimit: services.rateLimit });
 
   await app.register(probeRoutes, { deps });
   await app.register(metricsRoutes, { deps });
