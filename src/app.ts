@@ -11,6 +11,7 @@ import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './edge
 import { logRedaction } from './edge/log-redaction.js';
 import { registerOpenApi } from './edge/openapi/openapi.js';
 import { registerConsole } from './edge/console.js';
+import { registerSecurityHeaders } from './edge/security-headers.js';
 import { registerReferencePage } from './edge/openapi/reference-page.js';
 import { registerValidation } from './platform/http/validation.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
@@ -62,6 +63,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     reply.header('X-Request-Id', request.id);
     done();
   });
+  registerSecurityHeaders(app);
   countRequests(app);
   app.removeContentTypeParser('text/plain');
   registerValidation(app, COMPONENT_SCHEMAS);
