@@ -11,6 +11,7 @@ import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './edge
 import { logRedaction } from './edge/log-redaction.js';
 import { registerOpenApi } from './edge/openapi/openapi.js';
 import { registerConsole } from './edge/console.js';
+import { registerSecurityHeaders } from './edge/security-headers.js';
 import { registerReferencePage } from './edge/openapi/reference-page.js';
 import { registerValidation } from './platform/http/validation.js';
 import { registerRequestScope } from './platform/http/request-scope.js';
@@ -64,6 +65,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     done();
   });
   registerRequestScope(app);
+  registerSecurityHeaders(app);
   countRequests(app);
   app.removeContentTypeParser('text/plain');
   registerValidation(app, COMPONENT_SCHEMAS);
@@ -71,7 +73,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await registerOpenApi(app);
   const consoleServed = await registerConsole(app, options.consoleDir);
   await registerReferencePage(app, { documentUrl: '/api/v1/openapi.json', redirectHome: !consoleServed });
-  await app.register(authenticate, { credentials: services.credentials, limiter: services.rateLimiter });
+  await app.register(authenticate, { credentials: services.credentials, rateLimit: services.rateLimit });
 
   await app.register(probeRoutes, { deps });
   await app.register(metricsRoutes, { deps });

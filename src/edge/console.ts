@@ -51,8 +51,6 @@ export async function registerConsole(app: FastifyInstance, dir = CONSOLE_DIR): 
     reply
       .header('Cache-Control', 'no-cache')
       .header('Content-Security-Policy', CONSOLE_CSP)
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Referrer-Policy', 'no-referrer')
       .type('text/html; charset=utf-8')
       .send(html);
 

@@ -3,6 +3,7 @@ import { AppError, type ErrorCode, type ErrorDetail } from '../kernel/errors.js'
 import { isStoreUnavailable } from '../platform/store/store-errors.js';
 import { storeOutages } from '../platform/store/store-outages.js';
 import type { Store } from '../platform/store/store.js';
+import { securityHeaders } from './security-headers.js';
 
 interface ErrorBody {
   error: string;
@@ -42,10 +43,11 @@ export const MAX_PARAM_LENGTH = 2048;
 /**
  * What the router refuses before any route or hook runs (Fastify's `frameworkErrors`): a path
  * parameter longer still, or one whose percent-encoding is not UTF-8. Both get the contract's body
- * (not Fastify's) and the X-Request-Id every answer carries.
+ * (not Fastify's), and the X-Request-Id and security headers every answer carries.
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.header('X-Request-Id', request.id);
+  securityHeaders(request, reply);
   const mapped = mapError(error);
   if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
   return sendError(reply, mapped.status, mapped.body);

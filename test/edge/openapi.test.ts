@@ -186,14 +186,18 @@ describe.each(STORES)('OpenAPI document [%s]', (kind) => {
     expect(required).toEqual(['searchInteractions content_hash']);
   });
 
-  it('sends the response headers: request id everywhere, Retry-After, pagination and idempotency where they apply', () => {
+  it('sends the response headers: request id everywhere, Retry-After, rate limit, pagination and idempotency where they apply', () => {
+    const rateLimitHeaders = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
     for (const [, , operation] of operations) {
       const id = operation.operationId!;
       const paginated = operation.parameters?.some((p) => p.name === 'cursor') ?? false;
+      const authenticated = (operation.security?.length ?? 0) > 0;
       for (const [status, response] of Object.entries(operation.responses)) {
         const headers = Object.keys(resolved(document, response).headers ?? {});
         expect(headers, `${id} ${status}`).toContain('X-Request-Id');
         if (status === '429' || status === '503') expect(headers, `${id} ${status}`).toContain('Retry-After');
+        if (authenticated && status !== '401') expect(headers, `${id} ${status}`).toEqual(expect.arrayContaining(rateLimitHeaders));
+        if (!authenticated && status.startsWith('2')) expect(headers, `${id} ${status}`).not.toContain('RateLimit-Limit');
         if (status.startsWith('2') && paginated) {
           expect(headers, id).toEqual(expect.arrayContaining(['X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'Link']));
         }

@@ -27,7 +27,8 @@ export const DOCUMENT_BASE: NonNullable<FastifyDynamicSwaggerOptions['openapi']>
     title: 'Usage-Governance Service API',
     version: SERVICE_VERSION,
     description: 'Records AI interactions (hashes and risk signals only), evaluates policies, raises alerts and '
-      + 'notifies by signed webhooks. Every error has the body `Error`; every response carries `X-Request-Id`.',
+      + 'notifies by signed webhooks. Every error has the body `Error`; every response carries `X-Request-Id`; every answer '
+      + 'to an authenticated request carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` while the rate limit is on.',
     license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
   },
   // Relative: the API is where this document is served from, whatever the deployment's host.
@@ -136,9 +137,16 @@ const HEADERS = {
     schema: { type: 'string', examples: ['</api/v1/alerts?limit=50&cursor=eyJrIjoiMjAyNi0wMy0wMiJ9>; rel="next"'] } },
   'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
     schema: { type: 'string', enum: ['true'] } },
+  'RateLimit-Limit': { description: 'Requests allowed per one-minute window to the credential (the user, all sessions together, or the API key), '
+    + 'on all replicas together. On every answer to an authenticated request while the rate limit is on.',
+  schema: { type: 'integer', minimum: 1, examples: [60000] } },
+  'RateLimit-Remaining': { description: 'Requests the credential has left in the current window.', schema: { type: 'integer', minimum: 0, examples: [59874] } },
+  'RateLimit-Reset': { description: 'Seconds until the current window ends and the count starts again.',
+    schema: { type: 'integer', minimum: 0, examples: [42] } },
 } as const;
 type HeaderName = keyof typeof HEADERS;
 const PAGE_HEADERS: HeaderName[] = ['X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'Link'];
+const RATE_LIMIT_HEADERS: HeaderName[] = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 
 /** The shared error responses, by status: their names, and a sample body for each code of the status. */
 const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
@@ -181,6 +189,7 @@ interface OpenApi {
   components: Record<string, Record<string, unknown>> & { schemas: Record<string, { examples?: unknown[] }> };
 }
 interface Operation {
+  security?: unknown[];
   parameters?: { in?: string; name?: string; schema?: unknown; description?: string; required?: boolean; $ref?: string }[];
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, Response>;
@@ -210,18 +219,19 @@ function completeOperation(doc: OpenApi, operation: Operation, used: { headers: 
   }
   const idempotent = useIdempotencyKeyParameter(operation, used);
   const paginated = operation.parameters?.some((p) => p.in === 'query' && p.name === 'cursor') ?? false;
+  const authenticated = (operation.security?.length ?? 0) > 0;
   for (const [code, response] of Object.entries(operation.responses)) {
     const status = Number(code);
     if (status >= 400 && response.content?.['application/json']?.schema?.$ref === ERROR_REF) {
       if (!ERROR_RESPONSES[status]) throw new Error(`No shared error response for status ${status}`);
       used.responses.add(status);
-      used.headers.add('X-Request-Id');
-      if (status === 429 || status === 503) used.headers.add('Retry-After');
+      errorHeaders(status).forEach((name) => used.headers.add(name));
       operation.responses[code] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` };
       continue;
     }
     const names: HeaderName[] = ['X-Request-Id'];
     if (status === 429 || status === 503) names.push('Retry-After');
+    if (authenticated) names.push(...RATE_LIMIT_HEADERS);
     if (status < 300 && paginated) names.push(...PAGE_HEADERS);
     if (status < 300 && idempotent) names.push('Idempotent-Replayed');
     names.forEach((name) => used.headers.add(name));
@@ -251,10 +261,20 @@ function addExamples(doc: OpenApi, content: Record<string, Media> | undefined): 
   media.example = media.schema.type === 'array' ? [example] : example;
 }
 
+/**
+ * The headers of a shared error response. The RateLimit-* headers come with every error of an
+ * authenticated request, counted before anything else can fail; a 401 names no credential to count.
+ */
+function errorHeaders(status: number): HeaderName[] {
+  const names: HeaderName[] = ['X-Request-Id'];
+  if (status === 429 || status === 503) names.push('Retry-After');
+  if (status !== 401) names.push(...RATE_LIMIT_HEADERS);
+  return names;
+}
+
 function errorResponse(status: number) {
   const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
-  const headers: Record<string, unknown> = { 'X-Request-Id': headerRef('X-Request-Id') };
-  if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');
+  const headers = Object.fromEntries(errorHeaders(status).map((name) => [name, headerRef(name)]));
   const sample = (code: ErrorCode) => ({
     error: SAMPLE_MESSAGES[code] ?? code,
     code,

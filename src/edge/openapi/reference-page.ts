@@ -19,8 +19,8 @@ const PAGE_TITLE = 'Usage-Governance Service API';
 export async function registerReferencePage(app: FastifyInstance, options: { documentUrl: string; redirectHome: boolean }): Promise<void> {
   const fonts = referenceFonts(`${DOCS_PATH}/fonts`);
   await app.register(async (page) => {
+    // The page's own policy replaces the strict one of every answer (security-headers.ts).
     page.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('X-Content-Type-Options', 'nosniff').header('Referrer-Policy', 'no-referrer');
       if (typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html')) {
         reply.header('Content-Security-Policy', contentSecurityPolicy(payload));
       }

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { ADMIN_ONLY, type Access, type RequestContext } from '../../kernel/context.js';
 import { AppError } from '../../kernel/errors.js';
 import { type CredentialCache, CredentialChangedError } from './credential-cache.js';
-import type { RateLimiter } from './rate-limiter.js';
+import { type RateLimitSettings, registerRateLimit } from './rate-limit/rate-limit.js';
 import { scopeRequestToTenant } from '../../platform/http/request-scope.js';
 
 declare module 'fastify' {
@@ -25,21 +25,27 @@ declare module 'fastify' {
 }
 
 /**
- * Authenticates every `/api/v1` route that is not public, then applies the one access guard:
- * users pass on their role, API keys on their scopes. Unknown routes fall through to the 404.
+ * Authenticates every `/api/v1` route that is not public, counts the request against the caller's
+ * rate limit, then applies the one access guard: users pass on their role, API keys on their scopes.
+ * All of it runs before the body is read. Unknown routes fall through to the 404.
  */
 export const authenticate = fp(async (
-  app: FastifyInstance, { credentials, limiter }: { credentials: CredentialCache; limiter: RateLimiter },
+  app: FastifyInstance, { credentials, rateLimit }: { credentials: CredentialCache; rateLimit: RateLimitSettings },
 ) => {
   app.decorateRequest('ctx', null as unknown as RequestContext);
+  const limit = await registerRateLimit(app, rateLimit);
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (!request.routeOptions.url?.startsWith('/api/v1/')) return;
     const access = request.routeOptions.config.access ?? ADMIN_ONLY;
     if ('public' in access) return;
     const deferCheck = request.routeOptions.config.credentialCheckedInTransaction === true &&
       request.headers['idempotency-key'] === undefined;
-    request.ctx = await authenticated(credentials, request, access, { deferCheck, limiter });
+    request.ctx = await caller(credentials, request, { deferCheck });
+    // Counted under the caller, before the guard: a refused request counts too.
+    await limit?.(request, reply);
+    assertAllowed(access, request.ctx);
+    scopeRequestToTenant(request, request.ctx.tenantId);
   });
 });
 
@@ -55,29 +61,24 @@ export async function withCredentialRecheck<T>(
     if (!(error instanceof CredentialChangedError)) throw error;
     const access = request.routeOptions.config.access ?? ADMIN_ONLY;
     if ('public' in access) throw error;
-    request.ctx = await authenticated(credentials, request, access, { deferCheck: false });
+    request.ctx = await caller(credentials, request, { deferCheck: false });
+    assertAllowed(access, request.ctx);
+    scopeRequestToTenant(request, request.ctx.tenantId);
     return write(request.ctx);
   }
 }
 
-async function authenticated(
-  credentials: CredentialCache, request: FastifyRequest, access: Exclude<Access, { public: true }>,
-  options: { deferCheck: boolean; limiter?: RateLimiter },
-): Promise<RequestContext> {
+async function caller(credentials: CredentialCache, request: FastifyRequest, options: { deferCheck: boolean }): Promise<RequestContext> {
   const secret = bearerSecret(request);
   const resolved = await credentials.resolve(secret, { deferCheck: options.deferCheck });
   if (!resolved) throw new AppError('unauthorized', 'The bearer token is unknown, expired or revoked');
-  const { credential } = resolved;
-
-  const retryAfter = options.limiter?.hit(credential.actor.id ?? credential.tenantId, Date.now()) ?? 0;
-  if (retryAfter > 0) {
-    throw new AppError('rate_limited', 'Too many requests for this token; slow down', { retryAfterSeconds: retryAfter });
-  }
-  const ctx: RequestContext = { ...credential, requestId: request.id, ip: request.ip };
+  const ctx: RequestContext = { ...resolved.credential, requestId: request.id, ip: request.ip };
   if (!resolved.checked) ctx.credentialsVersion = resolved.version;
-  if (!isAllowed(access, ctx)) throw new AppError('forbidden', 'Your role or API key scope does not allow this action');
-  scopeRequestToTenant(request, ctx.tenantId);
   return ctx;
+}
+
+function assertAllowed(access: Exclude<Access, { public: true }>, ctx: RequestContext): void {
+  if (!isAllowed(access, ctx)) throw new AppError('forbidden', 'Your role or API key scope does not allow this action');
 }
 
 function bearerSecret(request: FastifyRequest): string {

@@ -14,6 +14,7 @@ import * as m0012 from './0012_high_risk_users_index.js';
 import * as m0013 from './0013_detected_values.js';
 import * as m0014 from './0014_count_generations.js';
 import * as m0015 from './0015_count_heads.js';
+import * as m0016 from './0016_rate_limits.js';
 import * as m0017 from './0017_row_level_security.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
@@ -33,5 +34,6 @@ export const migrations: Record<string, Migration> = {
   '0013_detected_values': m0013,
   '0014_count_generations': m0014,
   '0015_count_heads': m0015,
+  '0016_rate_limits': m0016,
   '0017_row_level_security': m0017,
 };
