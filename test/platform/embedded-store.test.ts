@@ -65,9 +65,9 @@ describe('the embedded store', () => {
   it.each([true, false])('keeps committed data across a close and a reopen (durable commits: %s)', async (durableCommits) => {
     const dataDir = folder();
     const first = await openStore({ dataDir, embedded: { durableCommits } });
-    await sql`create table t (n int primary key)`.execute(first.db);
+    await sql`create table t (n int primary key)`.execute(ownerDb(first));
     for (let n = 1; n <= 50; n += 1) {
-      await first.db.transaction().execute(async (tx) => {
+      await ownerDb(first).transaction().execute(async (tx) => {
         await sql`insert into t values (${n})`.execute(tx);
       });
     }
