@@ -39,7 +39,8 @@ export const BENCH_ENCRYPTION_KEY = createHash('sha256').update('usage-governanc
 /** The environment every service process gets, plus the store's and the caller's variables. */
 function serviceEnv(extra) {
   return {
-    PATH: process.env.PATH, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0',
+    // Off unless BENCH_RATE_LIMIT_PER_MINUTE sets it (e.g. the default, 60000, to see what counting costs).
+    PATH: process.env.PATH, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '0',
     BOOTSTRAP_ADMIN_EMAIL: ADMIN.email, BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     ...(extra.DATABASE_URL ? { DATA_ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY } : {}),
     ...extra,
