@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/platform/store/store.js';
 import { buildRelease, releaseBefore } from '../helpers/earlier-release.js';
 import { ServiceProcess, freePort, tempDir } from '../helpers/process.js';
-import { STORES, createPostgresDatabase } from '../helpers/stores.js';
+import { STORES, createPostgresDatabase, ownerDb } from '../helpers/stores.js';
 import { randomHash } from '../helpers/interactions-fixtures.js';
 import { findIn, rawStorage } from '../helpers/raw-storage.js';
 
@@ -95,10 +95,11 @@ describe.each(STORES)('upgrade from the release before sealed values [%s]', (kin
     // No row holds a value in clear any more.
     const opened = await openStore(kind === 'postgres' ? { databaseUrl: store.DATABASE_URL } : { dataDir: store.DATA_DIR });
     try {
-      const rows = await opened.db.selectFrom('interactions').select('classifications').execute();
+      const rows = await ownerDb(opened).selectFrom('interactions').select('classifications').execute();
+      expect(rows.length).toBeGreaterThan(0);
       expect(rows.filter((row) => row.classifications.some((c) => c.value !== undefined || c.sealed_value === undefined))).toEqual([]);
-      expect(await opened.db.selectFrom('webhooks').select('secrets_sealed').execute()).toEqual([{ secrets_sealed: true }]);
-      const messages = await opened.db.selectFrom('webhook_messages').select('payload').execute();
+      expect(await ownerDb(opened).selectFrom('webhooks').select('secrets_sealed').execute()).toEqual([{ secrets_sealed: true }]);
+      const messages = await ownerDb(opened).selectFrom('webhook_messages').select('payload').execute();
       expect(messages.length).toBeGreaterThan(0);
       expect(messages.filter((m) => !m.payload.startsWith('v1.'))).toEqual([]);
     } finally {

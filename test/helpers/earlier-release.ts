@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './process.js';
 
@@ -14,8 +14,9 @@ export function releaseBefore(path: string): string {
 }
 
 /**
- * That commit's server, built in a checkout of its own (its dependencies are this build's: the
- * lockfile must be the same). Returns its CLI and a function that removes the checkout.
+ * That commit's server, built in a checkout of its own (its dependencies are this build's: every
+ * package its lockfile names must be here at the same version; packages added since do not
+ * matter). Returns its CLI and a function that removes the checkout.
  */
 export function buildRelease(commit: string): { cli: string; remove: () => void } {
   const dir = join(tempDir('ugs-release-'), 'checkout');
@@ -25,8 +26,10 @@ export function buildRelease(commit: string): { cli: string; remove: () => void 
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const lockfileChanged = git('diff', '--name-only', commit, 'HEAD', '--', 'package-lock.json') !== '';
-    if (lockfileChanged) throw new Error(`the dependencies changed since ${commit}: this helper reuses this build's`);
+    const changed = changedDependencies(commit);
+    if (changed.length > 0) {
+      throw new Error(`the dependencies changed since ${commit} (${changed.slice(0, 3).join(', ')}): this helper reuses this build's`);
+    }
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
     execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: dir });
     const cli = join(dir, 'dist/cli.js');
@@ -36,4 +39,14 @@ export function buildRelease(commit: string): { cli: string; remove: () => void 
     remove();
     throw error;
   }
+}
+
+/** The packages of `commit`'s lockfile that this build lacks or has at another version. */
+function changedDependencies(commit: string): string[] {
+  type Lock = { packages: Record<string, { version?: string }> };
+  const then = JSON.parse(git('show', `${commit}:package-lock.json`)) as Lock;
+  const now = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as Lock;
+  return Object.entries(then.packages)
+    .filter(([path, entry]) => path !== '' && now.packages[path]?.version !== entry.version)
+    .map(([path]) => path);
 }
