@@ -101,6 +101,8 @@ describe.each(STORES)('the example receiver as a process, with real deliveries [
       }
       return attempts;
     };
+    // The receiver prints the event before the service records the attempt (outcomes are recorded in batches).
+    for (let i = 0; i < 200 && (await attemptsOf()).length < 1; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     const [first] = await attemptsOf();
     expect(first).toMatchObject({ success: true });
 
