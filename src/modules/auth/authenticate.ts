@@ -42,10 +42,12 @@ export const authenticate = fp(async (
     const deferCheck = request.routeOptions.config.credentialCheckedInTransaction === true &&
       request.headers['idempotency-key'] === undefined;
     request.ctx = await caller(credentials, request, { deferCheck });
+    // Scoped first: the count's statement then runs on a connection already set to the caller's
+    // tenant, as the handler's do, instead of switching it to no tenant and back on every request.
+    scopeRequestToTenant(request, request.ctx.tenantId);
     // Counted under the caller, before the guard: a refused request counts too.
     await limit?.(request, reply);
     assertAllowed(access, request.ctx);
-    scopeRequestToTenant(request, request.ctx.tenantId);
   });
 });
 
@@ -62,8 +64,8 @@ export async function withCredentialRecheck<T>(
     const access = request.routeOptions.config.access ?? ADMIN_ONLY;
     if ('public' in access) throw error;
     request.ctx = await caller(credentials, request, { deferCheck: false });
-    assertAllowed(access, request.ctx);
     scopeRequestToTenant(request, request.ctx.tenantId);
+    assertAllowed(access, request.ctx);
     return write(request.ctx);
   }
 }
