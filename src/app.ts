@@ -22,6 +22,7 @@ import { probeRoutes, versionRoutes } from './modules/system/system.routes.js';
 import { exportsRoutes } from './modules/exports/exports.routes.js';
 import { erasureRoutes } from './modules/erasure/erasure.routes.js';
 import { tenantRoutes } from './modules/tenants/tenants.routes.js';
+import { ssoRoutes } from './modules/sso/sso.routes.js';
 import { eventsRoutes } from './edge/event-catalog/event-types.routes.js';
 import { countRequests, metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { alertsRoutes } from './modules/alerts/alerts.routes.js';
@@ -91,6 +92,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await api.register(webhooksRoutes, { deps, sampleEvent: freshSample });
       await api.register(eventsRoutes, { deps });
       await api.register(tenantRoutes, { deps });
+      await api.register(ssoRoutes, { deps });
       await api.register(erasureRoutes, { deps });
       await api.register(exportsRoutes, { deps });
     },

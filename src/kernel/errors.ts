@@ -2,6 +2,7 @@
 export const ERROR_STATUS = {
   validation_error: 400,
   unauthorized: 401,
+  sso_required: 401,
   forbidden: 403,
   self_action_forbidden: 403,
   not_found: 404,

@@ -914,6 +914,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tenant/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the single sign-on setting
+         * @description The tenant's OpenID Connect provider; the client secret is never returned. 404 when none is set.
+         *
+         *     Access: users with the role `admin`; API keys cannot call it.
+         */
+        get: operations["getSsoSettings"];
+        /**
+         * Set up single sign-on
+         * @description Sets the OpenID Connect provider (a PUT replaces the whole setting; `client_secret` may be left out to keep the stored one). Register `redirect_uri` at the provider. Each changed field is audited.
+         *
+         *     Access: users with the role `admin`; API keys cannot call it.
+         */
+        put: operations["putSsoSettings"];
+        post?: never;
+        /**
+         * Turn single sign-on off
+         * @description Removes the provider setting: members sign in with their password again (those created by single sign-on have none and need a password reset).
+         *
+         *     Access: users with the role `admin`; API keys cannot call it.
+         */
+        delete: operations["deleteSsoSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenant/sso/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test the connection to the provider
+         * @description Reads the issuer's discovery document and key set, as a sign-in does, and says what was found or why it failed.
+         *
+         *     Access: users with the role `admin`; API keys cannot call it.
+         */
+        post: operations["testSsoConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a single sign-on
+         * @description Redirects to the tenant's provider (authorization code with PKCE, `state` and `nonce`). The tenant is named by `tenant_id`, or found by the domain of `email`. A browser that cannot start is sent back to the console's sign-in page with `sso_error`; other clients get the error body.
+         *
+         *     Access: public, no credentials.
+         */
+        get: operations["startSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Single sign-on callback
+         * @description Where the provider sends the browser back. Redirects to the console's sign-in page, with a one-time code in the fragment (`#sso_code=...`, for `exchangeSsoCode`) or with `?sso_error=<reason>`.
+         *
+         *     Access: public, no credentials.
+         */
+        get: operations["ssoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sso/exchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange the single sign-on code for a session
+         * @description Turns the one-time code of the callback (valid two minutes, once) into a session, as `login` does.
+         *
+         *     Access: public, no credentials.
+         */
+        post: operations["exchangeSsoCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{user_id}/erase-interactions": {
         parameters: {
             query?: never;
@@ -2522,7 +2644,7 @@ export interface components {
              * @description Machine-readable; the closed list of codes, each with one HTTP status
              * @enum {string}
              */
-            code: "validation_error" | "unauthorized" | "forbidden" | "self_action_forbidden" | "not_found" | "email_taken" | "invalid_state" | "idempotency_conflict" | "conflict" | "invitation_expired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+            code: "validation_error" | "unauthorized" | "sso_required" | "forbidden" | "self_action_forbidden" | "not_found" | "email_taken" | "invalid_state" | "idempotency_conflict" | "conflict" | "invitation_expired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
             /** @description Per-field problems of a validation error */
             details?: {
                 /** @description Where: `body.…`, `query.…`, `params.…` or `headers.…` */
@@ -2590,6 +2712,146 @@ export interface components {
             password: string;
             /** @description null clears it */
             display_name?: string | null;
+        };
+        /**
+         * @description The tenant's OpenID Connect provider; the client secret is never returned.
+         * @example {
+         *       "issuer": "https://login.example.com/realms/acme",
+         *       "client_id": "usage-governance",
+         *       "allowed_domains": [
+         *         "example.com"
+         *       ],
+         *       "role_claim": "groups",
+         *       "admin_values": [
+         *         "ugs-admins"
+         *       ],
+         *       "default_role": "viewer",
+         *       "enforce": false,
+         *       "client_secret_set": true,
+         *       "redirect_uri": "https://ugs.example.com/api/v1/auth/sso/callback",
+         *       "updated_at": "2026-03-01T10:00:00.000Z",
+         *       "updated_by": "admin@example.com"
+         *     }
+         */
+        SsoSettings: {
+            /**
+             * Format: uri
+             * @description The provider's issuer URL (HTTPS); its `/.well-known/openid-configuration` is read from it
+             */
+            issuer: string;
+            client_id: string;
+            /** @description Email domains (lower case) whose users may sign in; the email must be verified by the provider */
+            allowed_domains: string[];
+            /** @description The ID token claim that carries the groups or roles (a dotted path reaches into objects: `realm_access.roles`) */
+            role_claim: string;
+            /** @description Values of the role claim that make the user an admin */
+            admin_values: string[];
+            /**
+             * @description The role of a user the role claim does not make an admin; null refuses anyone not already a member
+             * @enum {string|null}
+             */
+            default_role: "admin" | "viewer" | null;
+            /** @description Refuse password sign-in (401 `sso_required`) to everyone but admins */
+            enforce: boolean;
+            /** @description A client secret is stored (it is never returned) */
+            client_secret_set: boolean;
+            /** @description The URI to register at the provider as the redirect (callback) URI */
+            redirect_uri: string;
+            /** Format: date-time */
+            updated_at: string;
+            updated_by: string | null;
+        };
+        /**
+         * @description The whole provider setting (a PUT replaces it); `client_secret` may be left out to keep the stored one.
+         * @example {
+         *       "issuer": "https://login.example.com/realms/acme",
+         *       "client_id": "usage-governance",
+         *       "client_secret": "s3cr3t-from-the-provider",
+         *       "allowed_domains": [
+         *         "example.com"
+         *       ],
+         *       "role_claim": "groups",
+         *       "admin_values": [
+         *         "ugs-admins"
+         *       ],
+         *       "default_role": "viewer",
+         *       "enforce": false
+         *     }
+         */
+        SsoSettingsUpdate: {
+            /**
+             * Format: uri
+             * @description The provider's issuer URL (HTTPS); its `/.well-known/openid-configuration` is read from it
+             */
+            issuer: string;
+            client_id: string;
+            /** @description Required the first time; left out, the stored secret is kept */
+            client_secret?: string;
+            /** @description Email domains (lower case) whose users may sign in; the email must be verified by the provider */
+            allowed_domains: string[];
+            /**
+             * @description The ID token claim that carries the groups or roles (a dotted path reaches into objects: `realm_access.roles`)
+             * @default groups
+             */
+            role_claim?: string;
+            /**
+             * @description Values of the role claim that make the user an admin
+             * @default []
+             */
+            admin_values?: string[];
+            /**
+             * @description The role of a user the role claim does not make an admin; null refuses anyone not already a member
+             * @default viewer
+             * @enum {string|null}
+             */
+            default_role?: "admin" | "viewer" | null;
+            /**
+             * @description Refuse password sign-in (401 `sso_required`) to everyone but admins
+             * @default false
+             */
+            enforce?: boolean;
+        };
+        /**
+         * @description The issuer to try; left out, the stored one.
+         * @example {
+         *       "issuer": "https://login.example.com/realms/acme"
+         *     }
+         */
+        SsoConnectionTestRequest: {
+            /**
+             * Format: uri
+             * @description The provider's issuer URL (HTTPS); its `/.well-known/openid-configuration` is read from it
+             */
+            issuer?: string;
+        };
+        /**
+         * @description The outcome of reading the provider's discovery document and key set.
+         * @example {
+         *       "ok": true,
+         *       "issuer": "https://login.example.com/realms/acme",
+         *       "message": "Discovery document and 2 signing keys read",
+         *       "authorization_endpoint": "https://login.example.com/realms/acme/protocol/openid-connect/auth",
+         *       "token_endpoint": "https://login.example.com/realms/acme/protocol/openid-connect/token",
+         *       "jwks_uri": "https://login.example.com/realms/acme/protocol/openid-connect/certs"
+         *     }
+         */
+        SsoConnectionTest: {
+            ok: boolean;
+            issuer: string;
+            /** @description What was found, or why the provider could not be used */
+            message: string;
+            authorization_endpoint: string | null;
+            token_endpoint: string | null;
+            jwks_uri: string | null;
+        };
+        /**
+         * @description The one-time code the sign-in callback gave the console.
+         * @example {
+         *       "code": "ugx_Yk1tZ0xGc0p0bWJ2aVhDSkRqQ2c"
+         *     }
+         */
+        SsoExchangeRequest: {
+            code: string;
         };
         /**
          * @description The answer of a liveness or readiness probe.
@@ -7604,6 +7866,315 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant's OpenID Connect provider; the client secret is never returned. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://login.example.com/realms/acme",
+                     *       "client_id": "usage-governance",
+                     *       "allowed_domains": [
+                     *         "example.com"
+                     *       ],
+                     *       "role_claim": "groups",
+                     *       "admin_values": [
+                     *         "ugs-admins"
+                     *       ],
+                     *       "default_role": "viewer",
+                     *       "enforce": false,
+                     *       "client_secret_set": true,
+                     *       "redirect_uri": "https://ugs.example.com/api/v1/auth/sso/callback",
+                     *       "updated_at": "2026-03-01T10:00:00.000Z",
+                     *       "updated_by": "admin@example.com"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SsoSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "issuer": "https://login.example.com/realms/acme",
+                 *       "client_id": "usage-governance",
+                 *       "client_secret": "s3cr3t-from-the-provider",
+                 *       "allowed_domains": [
+                 *         "example.com"
+                 *       ],
+                 *       "role_claim": "groups",
+                 *       "admin_values": [
+                 *         "ugs-admins"
+                 *       ],
+                 *       "default_role": "viewer",
+                 *       "enforce": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["SsoSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The tenant's OpenID Connect provider; the client secret is never returned. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://login.example.com/realms/acme",
+                     *       "client_id": "usage-governance",
+                     *       "allowed_domains": [
+                     *         "example.com"
+                     *       ],
+                     *       "role_claim": "groups",
+                     *       "admin_values": [
+                     *         "ugs-admins"
+                     *       ],
+                     *       "default_role": "viewer",
+                     *       "enforce": false,
+                     *       "client_secret_set": true,
+                     *       "redirect_uri": "https://ugs.example.com/api/v1/auth/sso/callback",
+                     *       "updated_at": "2026-03-01T10:00:00.000Z",
+                     *       "updated_by": "admin@example.com"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SsoSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "issuer": "https://login.example.com/realms/acme"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SsoConnectionTestRequest"];
+            };
+        };
+        responses: {
+            /** @description The outcome of reading the provider's discovery document and key set. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "issuer": "https://login.example.com/realms/acme",
+                     *       "message": "Discovery document and 2 signing keys read",
+                     *       "authorization_endpoint": "https://login.example.com/realms/acme/protocol/openid-connect/auth",
+                     *       "token_endpoint": "https://login.example.com/realms/acme/protocol/openid-connect/token",
+                     *       "jwks_uri": "https://login.example.com/realms/acme/protocol/openid-connect/certs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SsoConnectionTest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startSso: {
+        parameters: {
+            query?: {
+                tenant_id?: string;
+                /** @description The user's email; its domain finds the tenant */
+                email?: string;
+                /** @description A path of the console to open after sign-in (default `/`) */
+                return_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider's authorization endpoint */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ssoCallback: {
+        parameters: {
+            query?: {
+                state?: string;
+                code?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the console's sign-in page */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exchangeSsoCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "ugx_Yk1tZ0xGc0p0bWJ2aVhDSkRqQ2c"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SsoExchangeRequest"];
+            };
+        };
+        responses: {
+            /** @description A new session: its bearer token and the user it belongs to. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "ugt_3q2-7wAAAAC5Yk1tZ0xGc0p0bWJ2aVhDSkRqQ2c",
+                     *       "token_type": "Bearer",
+                     *       "expires_at": "2026-03-03T08:59:12.000Z",
+                     *       "user": {
+                     *         "id": "0195a3c2-7a11-7c52-8e4b-2d3f5a7b9c02",
+                     *         "tenant_id": "0195a3c2-6f0e-7b41-9d3a-1c2e4f6a8b01",
+                     *         "email": "jane.doe@example.com",
+                     *         "display_name": "Jane Doe",
+                     *         "role": "viewer",
+                     *         "status": "active",
+                     *         "created_at": "2026-01-12T08:30:00.000Z",
+                     *         "updated_at": "2026-02-03T10:00:00.000Z",
+                     *         "last_login": "2026-03-02T08:59:12.000Z",
+                     *         "invited_by": "0195a3c2-7a11-7c52-8e4b-2d3f5a7b9c03"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

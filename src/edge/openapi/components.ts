@@ -14,6 +14,9 @@ import {
 import { StatsSchema } from '../../modules/stats/stats.schemas.js';
 import { ProbeSchema, VersionSchema } from '../../modules/system/system.schemas.js';
 import { TenantSchema, UpdateTenantBody } from '../../modules/tenants/tenants.schemas.js';
+import {
+  PutSsoSettingsBody, SsoExchangeBody, SsoSettingsSchema, SsoTestBody, SsoTestResult,
+} from '../../modules/sso/sso.schemas.js';
 import { ErasureReceiptSchema } from '../../modules/erasure/erasure.schemas.js';
 import { EventTypeListSchema } from '../event-catalog/event-types.schemas.js';
 import {
@@ -33,6 +36,7 @@ import {
 export const COMPONENT_SCHEMAS: readonly (TSchema & { $id: string; examples: unknown[] })[] = [
   ErrorBody,
   LoginBody, LoginResponse, AcceptInviteBody,
+  SsoSettingsSchema, PutSsoSettingsBody, SsoTestBody, SsoTestResult, SsoExchangeBody,
   ProbeSchema, VersionSchema, TenantSchema, UpdateTenantBody, ErasureReceiptSchema,
   InteractionInputSchema, BatchBodySchema, BatchResultSchema, InteractionSchema, InteractionListSchema,
   InteractionMatchSchema, ClassificationSchema, PolicyDecisionSchema, SignalLookupInputSchema, SignalLookupSchema,

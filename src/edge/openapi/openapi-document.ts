@@ -35,6 +35,7 @@ export const DOCUMENT_BASE: NonNullable<FastifyDynamicSwaggerOptions['openapi']>
   servers: [{ url: '/', description: 'The host serving this document' }],
   tags: [
     { name: 'auth', description: 'Sessions: log in and out, accept an invitation.' },
+    { name: 'sso', description: "Single sign-on with the organization's OpenID Connect provider: its setting, and the sign-in flow." },
     { name: 'interactions', description: 'AI interactions reported by extensions and proxies: a content hash and risk signals, never the content.' },
     { name: 'policies', description: 'Rules that judge every new interaction; a match raises an alert and may block or coach.' },
     { name: 'alerts', description: 'Raised by policy matches; administrators resolve them.' },

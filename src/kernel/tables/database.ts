@@ -1,5 +1,6 @@
 import type { InteractionsTables } from './interactions.js';
 import type { UsersTables } from './users.js';
+import type { SsoTables } from './sso.js';
 import type { WebhooksTables } from './webhooks.js';
 import type { DeliveryTables } from './delivery.js';
 import type { CountsTables } from './counts.js';
@@ -127,7 +128,7 @@ export interface FoundationTables {
 
 /** Every table: the foundation's, plus each feature's own. */
 export interface Database extends FoundationTables, UsersTables, InteractionsTables, CountsTables, WebhooksTables, DeliveryTables,
-  ProtectionTables, RateLimitTables {}
+  ProtectionTables, RateLimitTables, SsoTables {}
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;

@@ -1,5 +1,6 @@
 import type { Deps } from '../../platform/deps.js';
-import type { UserRow } from '../../kernel/tables/database.js';
+import type { Kysely } from 'kysely';
+import type { Database, UserRow } from '../../kernel/tables/database.js';
 import { type RequestContext, userContext } from '../../kernel/context.js';
 import { AppError } from '../../kernel/errors.js';
 import { verifyPassword } from '../../kernel/passwords.js';
@@ -52,6 +53,7 @@ export async function login(deps: Deps, input: LoginInput, meta: { ip: string; r
     throw new AppError('unauthorized', BAD_LOGIN);
   }
 
+  const breakGlass = await assertPasswordAllowed(inFixedScope(db, onlyTenants([user.tenant_id])), user, meta, now);
   const result = await inFixedScope(db, onlyTenants([user.tenant_id])).transaction().execute(async (tx) => {
     const session = await createSession(tx, user.tenant_id, user.id, now, deps.config.auth.sessionTtlSeconds);
     const updated = await tx
@@ -62,7 +64,9 @@ export async function login(deps: Deps, input: LoginInput, meta: { ip: string; r
       .returningAll()
       .executeTakeFirstOrThrow();
     await clearAccountFailures(tx, subjects.account);
-    await writeAudit(tx, userContext(user, meta), { action: 'auth.login', targetType: 'user', targetId: user.id }, now);
+    await writeAudit(tx, userContext(user, meta), {
+      action: 'auth.login', targetType: 'user', targetId: user.id, ...(breakGlass ? { details: { break_glass: true } } : {}),
+    }, now);
     return { session, updated };
   });
   return {
@@ -71,6 +75,21 @@ export async function login(deps: Deps, input: LoginInput, meta: { ip: string; r
     expires_at: result.session.expiresAt.toISOString(),
     user: toUserResponse(result.updated),
   };
+}
+
+/**
+ * Under an enforced single sign-on only admins may use their password (the break-glass path,
+ * audited as such); anyone else is refused, after the password check so that the answer tells
+ * nothing to who does not know it. The refusal is audited where the failure would be.
+ */
+async function assertPasswordAllowed(db: Kysely<Database>, user: UserRow, meta: { ip: string; requestId: string }, now: Date) {
+  const sso = await db.selectFrom('tenant_sso').select('enforce').where('tenant_id', '=', user.tenant_id).executeTakeFirst();
+  if (!sso?.enforce) return false;
+  if (user.role === 'admin') return true;
+  await writeAudit(db, userContext(user, meta), {
+    action: 'auth.login_refused', targetType: 'user', targetId: user.id, details: { reason: 'sso_required' },
+  }, now);
+  throw new AppError('sso_required', 'Your organization requires single sign-on: use "Sign in with single sign-on"');
 }
 
 /** Checks the password against each account holding this email; only active accounts may pass. */
