@@ -31,7 +31,7 @@ async function signIn(page, base) {
   await page.goto(`${base}/sign-in`);
   await page.getByLabel('Email').fill(ADMIN.email);
   await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 

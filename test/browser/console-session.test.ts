@@ -27,7 +27,7 @@ describe.skipIf(!chromiumFound).each(STORES)('console sign-in and session [%s]',
       await page.goto(`${base}/alerts?status=open`);
       await expect.poll(() => new URL(page.url()).pathname).toBe('/sign-in');
       expect(new URL(page.url()).searchParams.get('next')).toBe('/alerts?status=open');
-      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
       await screenshot(page, 'sign-in');
 
       await signIn(page, base, tenant.adminEmail, undefined, `/sign-in?next=${encodeURIComponent('/alerts?status=open')}`);
@@ -59,7 +59,7 @@ describe.skipIf(!chromiumFound).each(STORES)('console sign-in and session [%s]',
       await page.goto(`${base}/sign-in`);
       await page.getByLabel('Email').fill(tenant.adminEmail);
       await page.getByLabel('Password', { exact: true }).fill('Wrong-Password-1');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       const alert = page.getByRole('alert');
       await expect.poll(() => alert.textContent()).toMatch(/invalid email or password/i);
       expect(new URL(page.url()).pathname).toBe('/sign-in');
@@ -108,7 +108,7 @@ describe.skipIf(!chromiumFound).each(STORES)('console sign-in and session [%s]',
 
       await page.getByLabel('Email').fill(viewer.email);
       await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-42');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await expect.poll(() => new URL(page.url()).pathname).toBe('/interactions');
       expect(unexpectedErrors(errors)).toEqual([]);
     } finally {

@@ -46,7 +46,7 @@ export async function signIn(page: Page, base: string, email: string, password =
   await page.goto(`${base}${path}`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   // Generous: on a loaded two-core machine the first load and sign-in took over a second.
   await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), { timeout: 15_000 }).toBe(true);
 }
