@@ -4,6 +4,7 @@ import { api } from '../api/client.js';
 import { useIsAdmin } from '../api/use-session.js';
 import { Badge, formatDate, PageHeader, QueryState } from '../components/ui.js';
 import { SIGNAL_VALUES_APPLY, signalValuesLabel } from './settings/signal-values.js';
+import { SsoSection } from './settings/sso-section.js';
 import { TenantForm } from './settings/tenant-form.js';
 
 type Tenant = components['schemas']['Tenant'];
@@ -14,7 +15,7 @@ export function SettingsPage() {
   return (
     <>
       <PageHeader title="Settings">
-        {isAdmin ? 'Your organization and how long its data is kept.' : 'Your organization and how long its data is kept. Only admins change them.'}
+        {isAdmin ? 'Your organization, how long its data is kept, and how its members sign in.' : 'Your organization and how long its data is kept. Only admins change them.'}
       </PageHeader>
       <QueryState query={tenant}>
         {(data) => (
@@ -33,6 +34,7 @@ export function SettingsPage() {
           </>
         )}
       </QueryState>
+      {isAdmin && <SsoSection />}
     </>
   );
 }
