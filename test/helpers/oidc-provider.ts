@@ -29,6 +29,8 @@ export const TEST_CLIENT_SECRET = 'ugs-test-client-secret-0123456789';
 export class TestOpenIdProvider {
   readonly accounts = new Map<string, TestAccount & Record<string, unknown>>();
   tamper: IdTokenTamper | undefined;
+  /** Sends the browser back with this code instead of the one just issued (a code injected by an attacker). */
+  substituteCode: string | undefined;
   private keys: jose.JWK[] = [];
   private server: Server | undefined;
   private port = 0;
@@ -53,13 +55,14 @@ export class TestOpenIdProvider {
   }
 
   /**
-   * A new signing key. `keepPrevious`: the old key stays published (as providers do during a
-   * planned rotation); otherwise it is gone at once (an emergency rotation). Restarts the provider
-   * on the same port, as a provider's new deployment would.
+   * Key rotation, each step a restart on the same port (as a provider's new deployment would):
+   * `publish` adds a key that is published but not used yet; `sign` signs with the newest key,
+   * still publishing the others; `replace` publishes and uses only a brand new key (an emergency).
    */
-  async rotateKeys(options: { keepPrevious: boolean }): Promise<void> {
-    const next = await newSigningKey();
-    this.keys = options.keepPrevious ? [next, ...this.keys] : [next];
+  async rotateKeys(step: 'publish' | 'sign' | 'replace'): Promise<void> {
+    if (step === 'publish') this.keys = [...this.keys, await newSigningKey()];
+    if (step === 'sign') this.keys = [this.keys.at(-1)!, ...this.keys.slice(0, -1)];
+    if (step === 'replace') this.keys = [await newSigningKey()];
     await this.close();
     await this.listen();
   }
@@ -104,6 +107,12 @@ export class TestOpenIdProvider {
     });
     provider.use(async (ctx, next) => {
       await next();
+      const location = ctx.response.get('location') as string | undefined;
+      if (this.substituteCode && location?.startsWith(this.redirectUri)) {
+        const url = new URL(location);
+        url.searchParams.set('code', this.substituteCode);
+        ctx.redirect(url.href);
+      }
       const body = ctx.body as { id_token?: string } | undefined;
       if (ctx.path === '/token' && this.tamper && body?.id_token) {
         ctx.body = { ...body, id_token: await this.resign(body.id_token, this.tamper) };

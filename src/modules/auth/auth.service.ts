@@ -89,7 +89,7 @@ async function assertPasswordAllowed(db: Kysely<Database>, user: UserRow, meta: 
   await writeAudit(db, userContext(user, meta), {
     action: 'auth.login_refused', targetType: 'user', targetId: user.id, details: { reason: 'sso_required' },
   }, now);
-  throw new AppError('sso_required', 'Your organization requires single sign-on: use "Sign in with single sign-on"');
+  throw new AppError('sso_required', 'Your organization requires single sign-on: use “Sign in with single sign-on”.');
 }
 
 /** Checks the password against each account holding this email; only active accounts may pass. */

@@ -99,8 +99,10 @@ export async function finishSignIn(
 ): Promise<string> {
   const base = deps.config.server.publicBaseUrl;
   let settings: SsoSettingsRow | undefined;
+  let returnTo: string | undefined;
   try {
     const flow = await takeFlow(deps, params.state, browserSecret);
+    returnTo = flow.return_to;
     settings = await inFixedScope(deps.store.db, onlyTenants([flow.tenant_id])).selectFrom('tenant_sso').selectAll()
       .where('tenant_id', '=', flow.tenant_id).executeTakeFirst();
     if (!settings) throw new SsoRefusal('not_configured');
@@ -114,8 +116,14 @@ export async function finishSignIn(
       && !(error instanceof oidc.AuthorizationResponseError) && !(error instanceof TypeError)) throw error;
     const refusal = refusalFrom(error);
     if (settings) await auditRefusal(deps, settings.tenant_id, refusal, meta);
-    return `${base}/sign-in?sso_error=${refusal.code}`;
+    return refusalLocation(base, refusal.code, returnTo);
   }
+}
+
+/** The console's sign-in page with the refusal's code, keeping the page the person was going to. */
+export function refusalLocation(base: string, code: string, returnTo: string | undefined): string {
+  const next = returnTo && returnTo !== '/' ? `&next=${encodeURIComponent(returnTo)}` : '';
+  return `${base}/sign-in?sso_error=${code}${next}`;
 }
 
 async function takeFlow(deps: Deps, state: string | undefined, browserSecret: string | undefined) {

@@ -6,7 +6,7 @@ import type { Deps } from '../../platform/deps.js';
 import { AppError } from '../../kernel/errors.js';
 import { errorResponses, NoContent, ref } from '../../kernel/schemas.js';
 import { LoginResponse } from '../users/users.schemas.js';
-import { exchangeCode, finishSignIn, startSignIn } from './sso.flow.js';
+import { exchangeCode, finishSignIn, refusalLocation, startSignIn } from './sso.flow.js';
 import { ProviderConfigurations } from './sso.provider.js';
 import { SSO_REFUSALS, SsoRefusal } from './sso.refusals.js';
 import {
@@ -82,7 +82,9 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, 
       return reply.redirect(location, 302);
     } catch (error) {
       if (!(error instanceof SsoRefusal)) throw error;
-      if (isNavigation(request)) return reply.redirect(`${deps.config.server.publicBaseUrl}/sign-in?sso_error=${error.code}`, 302);
+      if (isNavigation(request)) {
+        return reply.redirect(refusalLocation(deps.config.server.publicBaseUrl, error.code, request.query.return_to), 302);
+      }
       throw asApiError(error);
     }
   });

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { component, Nullable } from '../../kernel/schemas.js';
 
-const DOMAIN = '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$';
+const DOMAIN = '^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$';
 
 const DefaultRole = Type.Unsafe<'admin' | 'viewer' | null>({
   type: ['string', 'null'], enum: ['admin', 'viewer', null],
@@ -16,7 +16,7 @@ const settingsFields = {
   client_id: Type.String({ minLength: 1, maxLength: 500 }),
   allowed_domains: Type.Array(Type.String({ pattern: DOMAIN, maxLength: 253 }), {
     minItems: 1, maxItems: 50, uniqueItems: true,
-    description: 'Email domains (lower case) whose users may sign in; the email must be verified by the provider',
+    description: 'Email domains whose users may sign in (stored in lower case); the email must be verified by the provider',
   }),
   role_claim: Type.String({
     minLength: 1, maxLength: 200,

@@ -89,7 +89,7 @@ export async function testSsoConnection(deps: Deps, ctx: RequestContext, issuer:
   const target = issuer ?? (await findSsoSettings(deps.store.db, ctx.tenantId))?.issuer;
   if (!target) throw notFound('Single sign-on setting');
   try {
-    const config = await discover({ issuer: target, clientId: 'connection-test', clientSecret: '' });
+    const config = await discover({ issuer: target, clientId: 'connection-test', clientSecret: 'connection-test' });
     const metadata = config.serverMetadata();
     const keys = metadata.jwks_uri ? await countSigningKeys(metadata.jwks_uri) : 0;
     return {
