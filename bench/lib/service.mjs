@@ -61,7 +61,7 @@ const START_NODE_ARGS = (() => {
  * `nodeArgs` are Node options of this service, after BENCH_SERVICE_NODE_ARGS.
  */
 export async function startService(env, { nodeArgs: extraArgs = [] } = {}) {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   // e.g. BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service
   const nodeArgs = [...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...extraArgs];
   const child = trackChild(spawn(process.execPath, [...START_NODE_ARGS, ...nodeArgs, 'dist/cli.js', 'serve'], {
