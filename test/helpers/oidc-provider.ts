@@ -21,7 +21,7 @@ export const TEST_CLIENT_SECRET = 'ugs-test-client-secret-0123456789';
 
 /**
  * A real OpenID provider (oidc-provider) on HTTPS at 127.0.0.1, with its development sign-in
- * pages (any login is accepted; the login names an account of `accounts`). The test CA is added
+ * page (any login is accepted; the login names an account of `accounts`) and no consent page. The test CA is added
  * to this process's trust store, so the service running in it verifies the provider's certificate.
  * `tamper` rewrites the next ID tokens (re-signed with the provider's key, or a stranger's), to
  * show that the service refuses what a misbehaving or forged provider answer would carry.
@@ -99,6 +99,16 @@ export class TestOpenIdProvider {
       // The claims go into the ID token, where the service reads them (as Entra ID, Okta and Google put them).
       conformIdTokenClaims: false,
       cookies: { keys: ['ugs-test-provider-cookie-key'] },
+      // A first-party client, as a company's own application is: no consent page after sign-in.
+      loadExistingGrant: async (ctx) => {
+        const { client, session, provider: self } = ctx.oidc;
+        const grantId = ctx.oidc.result?.consent?.grantId ?? session!.grantIdFor(client!.clientId);
+        if (grantId) return self.Grant.find(grantId);
+        const grant = new self.Grant({ clientId: client!.clientId, accountId: session!.accountId! });
+        grant.addOIDCScope('openid email profile');
+        await grant.save();
+        return grant;
+      },
       findAccount: (_ctx, id) => {
         const account = this.accounts.get(id);
         if (!account) return undefined;

@@ -11,7 +11,7 @@ import { TEST_CLIENT_ID, TEST_CLIENT_SECRET, TestOpenIdProvider, type TestAccoun
 
 /**
  * Sign-in through a real OpenID provider (oidc-provider, over HTTPS with a test CA) in Chromium:
- * the console's button, the provider's sign-in and consent pages, the service's callback, the
+ * the console's button, the provider's sign-in page, the service's callback, the
  * console's code exchange. Each refusal ends on the sign-in page with its sentence.
  */
 describe.skipIf(!chromiumFound).each(STORES)('single sign-on in the browser [%s]', (kind) => {
@@ -69,7 +69,6 @@ describe.skipIf(!chromiumFound).each(STORES)('single sign-on in the browser [%s]
     await page.locator('input[name=login]').fill(login);
     await page.locator('input[name=password]').fill('any password');
     await page.getByRole('button', { name: 'Sign-in' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL((url) => url.origin === base);
   }
 
