@@ -16,6 +16,7 @@ import * as m0014 from './0014_count_generations.js';
 import * as m0015 from './0015_count_heads.js';
 import * as m0016 from './0016_rate_limits.js';
 import * as m0017 from './0017_row_level_security.js';
+import * as m0019 from './0019_scim.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0015_count_heads': m0015,
   '0016_rate_limits': m0016,
   '0017_row_level_security': m0017,
+  '0019_scim': m0019,
 };
