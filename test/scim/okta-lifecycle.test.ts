@@ -37,6 +37,7 @@ describe.each(STORES)('SCIM as Okta provisions [%s]', (kind) => {
     expect(user).not.toHaveProperty('password');
     expect(await h.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirst())
       .toEqual({ password_hash: null });
+    expect((await h.call('POST', '/api/v1/auth/login', { body: { email, password: '1mz050nq' } })).statusCode).toBe(401);
     expect((await lookup(token, email)).json()).toMatchObject({ totalResults: 1, Resources: [user] });
 
     let since = mark(h);

@@ -43,6 +43,11 @@ describe.each(STORES)('SCIM keeps the users rules [%s]', (kind) => {
     const token = await scimToken(h, t);
     const invited = await invite(h, t);
     expectScimError(await scim(h, token, 'POST', '/Users', { body: { schemas: [USER_SCHEMA], userName: invited.email.toUpperCase() } }), 409, 'uniqueness');
+    const twice = { body: { schemas: [USER_SCHEMA], userName: scimEmail('twice') } };
+    const [first, second] = await Promise.all([scim(h, token, 'POST', '/Users', twice), scim(h, token, 'POST', '/Users', twice)]);
+    expect([first.statusCode, second.statusCode].sort()).toEqual([201, 409]);
+    expectScimError(first.statusCode === 409 ? first : second, 409, 'uniqueness');
+
     const user = await create(token);
     const taken = await scim(h, token, 'PATCH', `/Users/${user.id}`, { body: patchOf({ op: 'replace', path: 'userName', value: t.adminEmail }) });
     expectScimError(taken, 409, 'uniqueness');
