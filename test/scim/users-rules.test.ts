@@ -96,7 +96,11 @@ describe.each(STORES)('SCIM keeps the users rules [%s]', (kind) => {
 
     const replaced = await scim(h, token, 'PUT', `/Users/${user.id}`, { body: { schemas: [USER_SCHEMA], userName: user.userName, name: { givenName: 'Ann', familyName: 'Lee' } } });
     expect(replaced.json()).toMatchObject({ active: false, roles: [{ value: 'admin' }], externalId: 'okta-1', displayName: 'Ann Lee' });
-    const cleared = await scim(h, token, 'PATCH', `/Users/${user.id}`, { body: patchOf({ op: 'remove', path: 'externalId' }) });
+    const cleared = await scim(h, token, 'PATCH', `/Users/${user.id}`, { body: patchOf(
+      { op: 'remove', path: 'externalId' },
+      { op: 'Replace', path: 'roles', value: null },
+    ) });
     expect(cleared.json()).not.toHaveProperty('externalId');
+    expect(cleared.json().roles).toEqual([{ value: 'viewer', primary: true }]); // no role left: the default
   });
 });

@@ -33,10 +33,16 @@ export function readUserFilter(filter: unknown): UserFilter | undefined {
   try {
     parsed = new SCIMMY.Types.Filter(filter);
   } catch (error) {
-    throw invalidFilter(`${error instanceof Error ? error.message : 'The filter cannot be read'}; supported: ${SUPPORTED}`);
+    // The library's own errors say what is wrong; anything else it throws is about a filter it could not read.
+    const why = error instanceof SCIMMY.Types.Error ? error.message : 'The filter cannot be read';
+    throw invalidFilter(`${why}; supported: ${SUPPORTED}`);
   }
   const groups = [...parsed].map((group: Record<string, unknown>) =>
     Object.entries(group).flatMap(([attribute, expression]) => conditionsOn(attribute, expression)));
+  // An alternative without a condition (`()`, a lone `or`) would match every user.
+  if (groups.length === 0 || groups.some((group) => group.length === 0)) {
+    throw invalidFilter(`The filter has an empty alternative; supported: ${SUPPORTED}`);
+  }
   if (groups.length > MAX_GROUPS) throw invalidFilter(`filter may join at most ${MAX_GROUPS} alternatives`);
   return groups;
 }

@@ -106,8 +106,10 @@ function readEmail(userName: unknown): string {
 }
 
 function roleOf(roles: SCIMMY.Schemas.User['roles']): Role | undefined {
-  if (!roles || roles.length === 0) return undefined;
-  const chosen = roles.find((role) => role.primary === true) ?? roles[0]!;
+  // A PATCH replacing roles with null leaves an empty entry.
+  const entries = (roles ?? []).filter((role) => typeof role === 'object' && role !== null);
+  if (entries.length === 0) return undefined;
+  const chosen = entries.find((role) => role.primary === true) ?? entries[0]!;
   const value = chosen.value?.trim().toLowerCase();
   if (value === 'admin' || value === 'viewer') return value;
   throw invalidValue(`roles: the role must be admin or viewer, not ${JSON.stringify(chosen.value ?? null)}`);
