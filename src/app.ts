@@ -30,6 +30,7 @@ import { interactionsRoutes } from './modules/interactions/interactions.routes.j
 import { policiesRoutes } from './modules/policies/policies.routes.js';
 import { statsRoutes } from './modules/stats/stats.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
+import { scimRoutes } from './modules/scim/scim.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 
 export interface AppOptions {
@@ -98,5 +99,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
     { prefix: '/api/v1' },
   );
+  await app.register(scimRoutes, { prefix: '/scim/v2', deps, credentials: services.credentials, rateLimit: services.rateLimit });
   return app;
 }

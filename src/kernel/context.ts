@@ -1,6 +1,6 @@
 import type { Role } from './tables/database.js';
 
-export const SCOPES = ['interactions:write', 'interactions:read'] as const;
+export const SCOPES = ['interactions:write', 'interactions:read', 'scim'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Actor {

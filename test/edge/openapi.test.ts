@@ -64,7 +64,8 @@ GET /api/v1/audit-log listAuditLog
 
 /** Routes left out of the document on purpose (docs/openapi.md). */
 // `/` and `/*` are the console's pages (or a redirect to the reference page), `/assets/` its files.
-const UNDOCUMENTED = [/^\/$/, /^\/\*$/, /^\/assets\//, /^\/metrics$/, /^\/api\/v1\/openapi\.json$/, /^\/docs(\/|$)/];
+// SCIM describes itself (/scim/v2/ServiceProviderConfig, /scim/v2/Schemas; docs/scim.md).
+const UNDOCUMENTED = [/^\/$/, /^\/\*$/, /^\/assets\//, /^\/metrics$/, /^\/api\/v1\/openapi\.json$/, /^\/docs(\/|$)/, /^\/scim\/v2\//];
 const PUBLIC = new Set(['login', 'acceptInvitation', 'getHealth', 'getReadiness', 'getVersion']);
 const STORE_FREE = new Set(['getHealth', 'getVersion']);
 

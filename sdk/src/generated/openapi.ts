@@ -875,7 +875,7 @@ export interface paths {
          * List the event types
          * @description Every event type webhooks can subscribe to, in a stable order: when it is emitted, the JSON Schema of the whole delivery body (the envelope with its `data`) and a realistic sample. Readable by every signed-in user and every API key. The same schemas are in this document's `webhooks` section.
          *
-         *     Access: users with the role `admin` or `viewer`; API keys with the scope `interactions:write` or `interactions:read`.
+         *     Access: users with the role `admin` or `viewer`; API keys with the scope `interactions:write` or `interactions:read` or `scim`.
          */
         get: operations["listEventTypes"];
         put?: never;
@@ -1445,7 +1445,7 @@ export interface webhooks {
         put?: never;
         /**
          * user.activated event
-         * @description An invited user accepted the invitation and set a password (`POST /auth/accept-invite`). `data`: the user, `status: active`.
+         * @description An invited user accepted the invitation and set a password (`POST /auth/accept-invite`), or an identity provider created an active user or activated a pending one (SCIM). `data`: the user, `status: active`.
          *
          *     Delivered by POST, at least once: the same event may arrive more than once (deduplicate on `webhook-id`, the event id) and events may arrive out of order. An answer other than 2xx, or none within the timeout, is retried (5 attempts by default: immediately, then after 5 s, 30 s, 5 min and 30 min); after the last failed attempt the webhook is disabled and the admin who created it (or every admin) is emailed. When the webhook has an `auth_token`, the request also carries `Authorization: Bearer <auth_token>`, and any custom `headers` it was given. New fields may be added to events at any time: ignore those you do not know.
          */
@@ -1467,7 +1467,7 @@ export interface webhooks {
         put?: never;
         /**
          * user.role_changed event
-         * @description An admin changed a user's role (`PUT /users/{id}` with a different `role`). `data`: the user with the new role.
+         * @description An admin changed a user's role (`PUT /users/{id}` with a different `role`), or an identity provider did (SCIM). `data`: the user with the new role.
          *
          *     Delivered by POST, at least once: the same event may arrive more than once (deduplicate on `webhook-id`, the event id) and events may arrive out of order. An answer other than 2xx, or none within the timeout, is retried (5 attempts by default: immediately, then after 5 s, 30 s, 5 min and 30 min); after the last failed attempt the webhook is disabled and the admin who created it (or every admin) is emailed. When the webhook has an `auth_token`, the request also carries `Authorization: Bearer <auth_token>`, and any custom `headers` it was given. New fields may be added to events at any time: ignore those you do not know.
          */
@@ -1489,7 +1489,7 @@ export interface webhooks {
         put?: never;
         /**
          * user.deleted event
-         * @description A user was deleted (`DELETE /users/{id}`). `data`: `{ "id": "<user id>" }`.
+         * @description A user was deleted (`DELETE /users/{id}`, or an identity provider's `DELETE /scim/v2/Users/{id}`). `data`: `{ "id": "<user id>" }`.
          *
          *     Delivered by POST, at least once: the same event may arrive more than once (deduplicate on `webhook-id`, the event id) and events may arrive out of order. An answer other than 2xx, or none within the timeout, is retried (5 attempts by default: immediately, then after 5 s, 30 s, 5 min and 30 min); after the last failed attempt the webhook is disabled and the admin who created it (or every admin) is emailed. When the webhook has an `auth_token`, the request also carries `Authorization: Bearer <auth_token>`, and any custom `headers` it was given. New fields may be added to events at any time: ignore those you do not know.
          */
@@ -2462,7 +2462,7 @@ export interface components {
         };
         /**
          * UserActivatedEvent
-         * @description An invited user accepted the invitation and set a password (`POST /auth/accept-invite`). `data`: the user, `status: active`.
+         * @description An invited user accepted the invitation and set a password (`POST /auth/accept-invite`), or an identity provider created an active user or activated a pending one (SCIM). `data`: the user, `status: active`.
          * @example {
          *       "id": "evt_01935c1e8e2373d1a9b84c5d6e7f8091",
          *       "timestamp": "2026-03-02T09:15:27.482Z",
@@ -2504,7 +2504,7 @@ export interface components {
         };
         /**
          * UserRoleChangedEvent
-         * @description An admin changed a user's role (`PUT /users/{id}` with a different `role`). `data`: the user with the new role.
+         * @description An admin changed a user's role (`PUT /users/{id}` with a different `role`), or an identity provider did (SCIM). `data`: the user with the new role.
          * @example {
          *       "id": "evt_01935c1e8e2373d1a9b84c5d6e7f8091",
          *       "timestamp": "2026-03-02T09:15:27.482Z",
@@ -2546,7 +2546,7 @@ export interface components {
         };
         /**
          * UserDeletedEvent
-         * @description A user was deleted (`DELETE /users/{id}`). `data`: `{ "id": "<user id>" }`.
+         * @description A user was deleted (`DELETE /users/{id}`, or an identity provider's `DELETE /scim/v2/Users/{id}`). `data`: `{ "id": "<user id>" }`.
          * @example {
          *       "id": "evt_01935c1e8e2373d1a9b84c5d6e7f8091",
          *       "timestamp": "2026-03-02T09:15:27.482Z",
@@ -3685,7 +3685,7 @@ export interface components {
             name: string;
             /** @description The first characters of the key, to recognise it */
             key_prefix: string;
-            scopes: ("interactions:write" | "interactions:read")[];
+            scopes: ("interactions:write" | "interactions:read" | "scim")[];
             created_by: string | null;
             /** Format: date-time */
             created_at: string;
@@ -3702,7 +3702,7 @@ export interface components {
          */
         ApiKeyCreate: {
             name: string;
-            scopes: ("interactions:write" | "interactions:read")[];
+            scopes: ("interactions:write" | "interactions:read" | "scim")[];
         };
         /**
          * @description A new API key with its secret, which only this response shows.
@@ -3724,7 +3724,7 @@ export interface components {
             name: string;
             /** @description The first characters of the key, to recognise it */
             key_prefix: string;
-            scopes: ("interactions:write" | "interactions:read")[];
+            scopes: ("interactions:write" | "interactions:read" | "scim")[];
             created_by: string | null;
             /** Format: date-time */
             created_at: string;

@@ -88,16 +88,18 @@ const DEFINITIONS: Record<EventType, { description: string; data: EventDataName 
   },
   'user.activated': {
     data: 'UserEventData',
-    description: 'An invited user accepted the invitation and set a password (`POST /auth/accept-invite`). '
-      + '`data`: the user, `status: active`.',
+    description: 'An invited user accepted the invitation and set a password (`POST /auth/accept-invite`), or an '
+      + 'identity provider created an active user or activated a pending one (SCIM). `data`: the user, `status: active`.',
   },
   'user.role_changed': {
     data: 'UserEventData',
-    description: 'An admin changed a user\'s role (`PUT /users/{id}` with a different `role`). `data`: the user with the new role.',
+    description: 'An admin changed a user\'s role (`PUT /users/{id}` with a different `role`), or an identity provider did '
+      + '(SCIM). `data`: the user with the new role.',
   },
   'user.deleted': {
     data: 'DeletedEventData',
-    description: 'A user was deleted (`DELETE /users/{id}`). `data`: `{ "id": "<user id>" }`.',
+    description: 'A user was deleted (`DELETE /users/{id}`, or an identity provider\'s `DELETE /scim/v2/Users/{id}`). '
+      + '`data`: `{ "id": "<user id>" }`.',
   },
   'audit.entry': {
     data: 'AuditEntryEventData',

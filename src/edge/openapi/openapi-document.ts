@@ -59,7 +59,9 @@ export const DOCUMENT_BASE: NonNullable<FastifyDynamicSwaggerOptions['openapi']>
       [API_KEY]: {
         type: 'http', scheme: 'bearer',
         description: 'An API key (prefix `ugk_`) from `createApiKey`, sent as `Authorization: Bearer <key>`. '
-          + 'It may call only the operations its scopes allow (interactions).',
+          + 'It may call only the operations its scopes allow (interactions). The scope `scim` opens SCIM 2.0 '
+          + 'provisioning of users at `/scim/v2` instead, which this document does not describe (it describes itself '
+          + 'at `/scim/v2/ServiceProviderConfig` and `/scim/v2/Schemas`).',
       },
     },
   },

@@ -10,14 +10,13 @@ import { createSession } from '../../platform/identity/sessions.js';
 import { emit } from '../../platform/outbox/outbox.js';
 import { queueMail } from '../mail/mail.queue.js';
 import * as invitations from './invitations.repo.js';
-import { assertStrongPassword, assertUserId } from './users.guards.js';
+import { assertStrongPassword, assertUserId, emailTaken } from './users.guards.js';
 import * as repo from './users.repo.js';
 import { toUserResponse, type AcceptInviteInput, type InviteInput, type LoginResult, type UserResponse } from './users.schemas.js';
 import { inFixedScope } from '../../platform/store/scoped-connections.js';
 import { ALL_TENANTS, onlyTenants } from '../../platform/store/tenant-scope.js';
 
 const UNIQUE_VIOLATION = '23505';
-const emailTaken = () => new AppError('email_taken', 'A user with this email already exists in the organization');
 
 /** Creates a `pending` user and queues the invitation email; both exist only if the transaction commits. */
 export async function inviteUser(deps: Deps, ctx: RequestContext, input: InviteInput): Promise<UserResponse> {

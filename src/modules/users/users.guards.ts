@@ -17,6 +17,8 @@ export function refuseFields(body: object, fields: Record<string, string>): void
   }
 }
 
+export const emailTaken = () => new AppError('email_taken', 'A user with this email already exists in the organization');
+
 export function assertStrongPassword(path: string, password: string): void {
   if (!isStrongPassword(password)) throw validationError(path, `must have ${PASSWORD_RULE}`);
 }

@@ -17,6 +17,7 @@ import * as m0015 from './0015_count_heads.js';
 import * as m0016 from './0016_rate_limits.js';
 import * as m0017 from './0017_row_level_security.js';
 import * as m0018 from './0018_single_sign_on.js';
+import * as m0019 from './0019_scim.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_rate_limits': m0016,
   '0017_row_level_security': m0017,
   '0018_single_sign_on': m0018,
+  '0019_scim': m0019,
 };
