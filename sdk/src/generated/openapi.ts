@@ -2740,7 +2740,7 @@ export interface components {
              */
             issuer: string;
             client_id: string;
-            /** @description Email domains (lower case) whose users may sign in; the email must be verified by the provider */
+            /** @description Email domains whose users may sign in (stored in lower case); the email must be verified by the provider */
             allowed_domains: string[];
             /** @description The ID token claim that carries the groups or roles (a dotted path reaches into objects: `realm_access.roles`) */
             role_claim: string;
@@ -2787,7 +2787,7 @@ export interface components {
             client_id: string;
             /** @description Required the first time; left out, the stored secret is kept */
             client_secret?: string;
-            /** @description Email domains (lower case) whose users may sign in; the email must be verified by the provider */
+            /** @description Email domains whose users may sign in (stored in lower case); the email must be verified by the provider */
             allowed_domains: string[];
             /**
              * @description The ID token claim that carries the groups or roles (a dotted path reaches into objects: `realm_access.roles`)

@@ -1,12 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Database, Role, UserRow } from '../../kernel/tables/database.js';
-import { userContext } from '../../kernel/context.js';
-import { uuidv7 } from '../../kernel/ids.js';
-import { writeAudit } from '../audit/audit.writer.js';
-import { emit } from '../../platform/outbox/outbox.js';
-import * as invitations from '../users/invitations.repo.js';
-import * as repo from '../users/users.repo.js';
-import { toUserResponse } from '../users/users.schemas.js';
+import { systemContext, userContext } from '../../kernel/context.js';
+import { changeProvisionedUser, createProvisionedUser } from '../users/provisioning.service.js';
 import { SsoRefusal } from './sso.refusals.js';
 import type { SsoSettingsRow } from './sso.settings.js';
 
@@ -48,63 +43,32 @@ function claimValues(claims: Record<string, unknown>, path: string): string[] {
 /**
  * The member this identity signs in as: created `active` at first sign-in (just in time), a
  * pending invitee activated, the role brought in line with the provider's claim (never leaving
- * the tenant without an active admin). Each change is audited and emits its users event.
+ * the tenant without an active admin). The users feature applies each change under its rules,
+ * audits it (`via: 'sso'`) and emits its event.
  */
 export async function memberFor(
   tx: Transaction<Database>, settings: SsoSettingsRow, identity: SsoIdentity, meta: { ip: string; requestId: string }, now: Date,
 ): Promise<UserRow> {
   const tenantId = settings.tenant_id;
   const role = mappedRole(settings, identity.claims);
-  const existing = await tx.selectFrom('users').select('id').where('tenant_id', '=', tenantId)
+  const existing = await tx.selectFrom('users').selectAll().where('tenant_id', '=', tenantId)
     .where((eb) => eb(eb.fn('lower', ['email']), '=', identity.email.toLowerCase())).executeTakeFirst();
   if (!existing) {
     if (!role) throw new SsoRefusal('not_member', identity.email);
-    return createMember(tx, tenantId, identity, role, meta, now);
+    const ctx = { ...systemContext(tenantId), actor: { type: 'system' as const, id: null, label: 'single sign-on' }, ...meta };
+    return createProvisionedUser(tx, ctx, { email: identity.email, display_name: identity.name, role, active: true }, now, VIA_SSO);
   }
-  const locked = await repo.lockForChange(tx, tenantId, existing.id);
-  const user = locked.target!;
-  if (user.status === 'inactive') throw new SsoRefusal('user_inactive', user.email);
-  const ctx = userContext(user, meta);
-  let updated = user;
-  if (user.status === 'pending') {
-    await invitations.deleteInvitations(tx, tenantId, user.id);
-    updated = await repo.updateUser(tx, tenantId, user.id, { status: 'active', invitation_expires_at: null, updated_at: now });
-    await writeAudit(tx, ctx, { action: 'user.activated', targetType: 'user', targetId: user.id, details: { email: user.email, via: 'sso' } }, now);
-    await emit(tx, tenantId, 'user.activated', toUserResponse(updated), now);
-  }
-  const lastAdmin = user.role === 'admin' && user.status === 'active' && locked.activeAdminIds.length <= 1;
-  if (role && role !== updated.role && !(role === 'viewer' && lastAdmin)) {
-    updated = await repo.updateUser(tx, tenantId, user.id, { role, updated_at: now });
-    await writeAudit(tx, ctx, {
-      action: 'user.role_changed', targetType: 'user', targetId: user.id,
-      details: { email: user.email, from: user.role, to: role, via: 'sso' },
-    }, now);
-    await emit(tx, tenantId, 'user.role_changed', toUserResponse(updated), now);
-  }
-  return updated;
+  return changeProvisionedUser(tx, userContext(existing, meta), existing.id, async (current) => {
+    if (current.status === 'inactive') throw new SsoRefusal('user_inactive', current.email);
+    const demotesLastAdmin = role === 'viewer' && current.role === 'admin' && await activeAdmins(tx, tenantId) <= 1;
+    return { active: true, ...(role && !demotesLastAdmin ? { role } : {}) };
+  }, now, VIA_SSO);
 }
 
-async function createMember(
-  tx: Transaction<Database>, tenantId: string, identity: SsoIdentity, role: Role, meta: { ip: string; requestId: string }, now: Date,
-): Promise<UserRow> {
-  const row = await repo.insertUser(tx, {
-    tenant_id: tenantId,
-    id: uuidv7(now.getTime()),
-    email: identity.email,
-    display_name: identity.name,
-    role,
-    status: 'active',
-    password_hash: null,
-    invited_by: null,
-    invitation_expires_at: null,
-    created_at: now,
-    updated_at: now,
-    last_login: null,
-  });
-  const response = toUserResponse(row);
-  await writeAudit(tx, userContext(row, meta), {
-    action: 'user.created', targetType: 'user', targetId: row.id, details: { email: row.email, role, via: 'sso' },
-  }, now);
-  await emit(tx, tenantId, 'user.activated', response, now);
-  return row;
+const VIA_SSO = { via: 'sso' };
+
+async function activeAdmins(tx: Transaction<Database>, tenantId: string): Promise<number> {
+  const { count } = await tx.selectFrom('users').select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('tenant_id', '=', tenantId).where('role', '=', 'admin').where('status', '=', 'active').executeTakeFirstOrThrow();
+  return Number(count);
 }
