@@ -4,7 +4,7 @@ import type { Deps } from '../../platform/deps.js';
 import type { Database } from '../../kernel/tables/database.js';
 import type { TenantSsoTable } from '../../kernel/tables/sso.js';
 import type { RequestContext } from '../../kernel/context.js';
-import { AppError, notFound } from '../../kernel/errors.js';
+import { AppError, notFound, validationError } from '../../kernel/errors.js';
 import { decryptValue, encryptValue } from '../../platform/crypto/envelope.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { discover } from './sso.provider.js';
@@ -32,7 +32,8 @@ export async function putSsoSettings(deps: Deps, ctx: RequestContext, input: Put
   const now = deps.clock.now();
   const keys = await deps.keyring.forTenant(ctx.tenantId);
   const wanted = {
-    issuer: input.issuer.replace(/\/+$/, ''),
+    // Kept exactly as given: the discovery document's `issuer` must equal it (some end with a slash).
+    issuer: assertIssuer(input.issuer),
     client_id: input.client_id,
     allowed_domains: input.allowed_domains.map((domain) => domain.toLowerCase()),
     role_claim: input.role_claim ?? 'groups',
@@ -77,6 +78,19 @@ export async function deleteSsoSettings(deps: Deps, ctx: RequestContext): Promis
       action: 'sso.deleted', targetType: 'tenant', targetId: ctx.tenantId, details: { issuer: removed.issuer },
     }, now);
   });
+}
+
+function assertIssuer(issuer: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(issuer);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'https:' || !url.hostname || url.search || url.hash) {
+    throw validationError('body.issuer', 'must be an HTTPS URL with a host, without query or fragment');
+  }
+  return issuer;
 }
 
 /** The client secret, opened with the tenant's key. */
