@@ -13,6 +13,7 @@ type Scope = components['schemas']['ApiKeyCreate']['scopes'][number];
 const SCOPES: { scope: Scope; meaning: string }[] = [
   { scope: 'interactions:write', meaning: 'record interactions (a proxy, an extension fleet)' },
   { scope: 'interactions:read', meaning: 'read and search interactions' },
+  { scope: 'scim', meaning: 'provision users from the identity provider (SCIM)' },
 ];
 
 /** Creates an API key, then shows the key once: closing the dialog forgets it. */
