@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import pino, { type LoggerOptions } from 'pino';
 
 /** Fields that hold a credential or a detected value wherever a logged object has them. */
-const SECRET_FIELDS = ['password', 'token', 'key', 'secret', 'signing_secret', 'auth_token', 'authorization', 'cookie'];
+const SECRET_FIELDS = ['password', 'token', 'key', 'secret', 'signing_secret', 'client_secret', 'code_verifier', 'auth_token', 'authorization', 'cookie'];
 
 const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -12,8 +12,11 @@ const REDACTED_PATHS = [
   '*.classifications[*].value',
 ];
 
-/** Query parameters whose value is a credential (`?token=inv_…` of an invitation link, for one). */
-const SECRET_QUERY_NAME = /token|secret|password|passwd|key|auth|session|cookie|signature|credential/i;
+/**
+ * Query parameters whose value is a credential (`?token=inv_…` of an invitation link, for one; the
+ * authorization `code` and `state` a single sign-on callback carries).
+ */
+const SECRET_QUERY_NAME = /token|secret|password|passwd|key|auth|session|cookie|signature|credential|^code$|^state$/i;
 
 /**
  * Database errors carry the statement's values: `detail` ("Key (email)=(…)", "Failing row

@@ -177,6 +177,9 @@ describe.each(STORES)('log redaction [%s]', (kind) => {
     secrets.push(invitation, STRONG_PASSWORD);
     await h.call('GET', `/accept-invite?token=${encodeURIComponent(invitation)}`);
     await h.call('GET', `/api/v1/users?limit=5&access_token=${t.adminToken}&api_key=${invitation}`, { token: t.adminToken });
+    // A single sign-on callback's authorization code and state.
+    secrets.push('sso-state-0123456789abcdef', 'sso-code-0123456789abcdef');
+    await h.call('GET', '/api/v1/auth/sso/callback?state=sso-state-0123456789abcdef&code=sso-code-0123456789abcdef&iss=x');
     const accepted = await h.call('POST', '/api/v1/auth/accept-invite', { body: { token: invitation, password: STRONG_PASSWORD } });
     expect(accepted.statusCode).toBe(200);
     secrets.push(accepted.json().token);
@@ -184,6 +187,7 @@ describe.each(STORES)('log redaction [%s]', (kind) => {
     await expect.poll(() => log.text, { timeout: 10_000 }).toContain('email not sent; will retry');
 
     expect(log.text).toContain('"url":"/api/v1/users?limit=5&access_token=[Redacted]&api_key=[Redacted]"');
+    expect(log.text).toContain('"url":"/api/v1/auth/sso/callback?state=[Redacted]&code=[Redacted]&iss=x"');
     expect(leaked(log.text, secrets)).toEqual([]);
   });
 

@@ -37,9 +37,12 @@ export class TestOpenIdProvider {
 
   private constructor(private readonly certificates: TestCertificates, private readonly redirectUri: string) {}
 
-  static async start(redirectUri: string): Promise<TestOpenIdProvider> {
+  /** `trustCa: false` leaves its CA out of the trust store: a provider whose certificate is not to be trusted. */
+  static async start(redirectUri: string, options: { trustCa?: boolean } = {}): Promise<TestOpenIdProvider> {
     const certificates = createTestCertificates();
-    setDefaultCACertificates([...getCACertificates('default'), readFileSync(certificates.caFile, 'utf8')]);
+    if (options.trustCa !== false) {
+      setDefaultCACertificates([...getCACertificates('default'), readFileSync(certificates.caFile, 'utf8')]);
+    }
     const provider = new TestOpenIdProvider(certificates, redirectUri);
     provider.keys = [await newSigningKey()];
     await provider.listen();

@@ -100,6 +100,33 @@ describe.each(STORES)('single sign-on setting [%s]', (kind) => {
     expect(down.json().message).toMatch(/could not be reached/);
   });
 
+  it('refuses a provider whose certificate no trusted CA signed', async () => {
+    const stranger = await TestOpenIdProvider.start(`${BASE}/api/v1/auth/sso/callback`, { trustCa: false });
+    try {
+      const answer = await h.call('POST', '/api/v1/tenant/sso/test', { token: t.adminToken, body: { issuer: stranger.issuer } });
+      expect(answer.json()).toMatchObject({ ok: false, jwks_uri: null });
+      expect(answer.json().message).toMatch(/certificate/i);
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  it('finds the tenant of an email domain that several tenants use by the member holding the email, else asks for the tenant', async () => {
+    const domain = `shared${Date.now()}.test`;
+    const [first, second] = [await h.tenant(), await h.tenant()];
+    for (const tenant of [first, second]) {
+      const set = await h.call('PUT', '/api/v1/tenant/sso', { token: tenant.adminToken, body: { ...setting(), allowed_domains: [domain] } });
+      expect(set.statusCode).toBe(200);
+    }
+    const nobody = await h.call('GET', '/api/v1/auth/sso/start', { query: { email: `nobody@${domain}` } });
+    expect(nobody.statusCode).toBe(409);
+    await h.db.updateTable('users').set({ email: `member@${domain}` }).where('id', '=', second.adminId).execute();
+    const member = await h.call('GET', '/api/v1/auth/sso/start', { query: { email: `member@${domain}` } });
+    expect(member.statusCode).toBe(302);
+    const flows = await h.db.selectFrom('sso_flows').select('tenant_id').where('tenant_id', 'in', [first.tenantId, second.tenantId]).execute();
+    expect(flows.map((flow) => flow.tenant_id)).toEqual([second.tenantId]);
+  });
+
   it('under enforce refuses password sign-in to members (401 sso_required, audited) but lets admins in (break-glass, audited)', async () => {
     const tenant = await h.tenant();
     const viewer = await h.user(tenant, 'viewer');

@@ -6,7 +6,7 @@ import { Harness, TEST_PASSWORD, type TestTenant } from '../helpers/harness.js';
 import { listen } from '../helpers/listening.js';
 import { freePort } from '../helpers/process.js';
 import { STORES } from '../helpers/stores.js';
-import { audits } from '../helpers/users-fixtures.js';
+import { audits, events } from '../helpers/users-fixtures.js';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET, TestOpenIdProvider, type TestAccount } from '../helpers/oidc-provider.js';
 
 /**
@@ -34,7 +34,7 @@ describe.skipIf(!chromiumFound).each(STORES)('single sign-on in the browser [%s]
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     provider = await TestOpenIdProvider.start(`${base}/api/v1/auth/sso/callback`);
-    h = await Harness.start(kind, { env: { PUBLIC_BASE_URL: base } });
+    h = await Harness.start(kind, { env: { PUBLIC_BASE_URL: base }, captureEvents: true });
     await listen(h.app, port);
     browser = await launchChromium();
     t = await h.tenant();
@@ -98,6 +98,8 @@ describe.skipIf(!chromiumFound).each(STORES)('single sign-on in the browser [%s]
     expect(entries.find((entry) => entry.action === 'user.created' && entry.target_id === created!.id)?.details)
       .toMatchObject({ via: 'sso', role: 'admin' });
     expect(entries.filter((entry) => entry.action === 'auth.login' && entry.target_id === created!.id)).toHaveLength(1);
+    const activated = (await events(h, t.tenantId)).filter((event) => event.type === 'user.activated');
+    expect(activated.map((event) => (event.data as { id: string }).id)).toContain(created!.id);
     await context.close();
   });
 

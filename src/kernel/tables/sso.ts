@@ -23,6 +23,7 @@ export interface SsoFlowsTable {
   state_hash: string;
   browser_hash: string;
   nonce: string;
+  /** The PKCE verifier, sealed with the tenant's data key. */
   code_verifier: string;
   return_to: string;
   created_at: Timestamp;
@@ -35,7 +36,6 @@ export interface SsoExchangesTable {
   tenant_id: string;
   code_hash: string;
   user_id: string;
-  return_to: string;
   created_at: Timestamp;
   expires_at: Timestamp;
   used_at: ColumnType<Date | null, Date | null | undefined, Date>;

@@ -4,6 +4,7 @@ import type { Deps } from '../../platform/deps.js';
 import { userContext, type RequestContext } from '../../kernel/context.js';
 import { randomSecret, sha256Hex } from '../../kernel/crypto.js';
 import { AppError, validationError } from '../../kernel/errors.js';
+import { decryptValue, encryptValue } from '../../platform/crypto/envelope.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { createSession } from '../../platform/identity/sessions.js';
 import { inFixedScope } from '../../platform/store/scoped-connections.js';
@@ -17,6 +18,7 @@ import { callbackUrl, clientSecret, type SsoSettingsRow } from './sso.settings.j
 const FLOW_TTL_MS = 10 * 60 * 1000;
 const EXCHANGE_TTL_MS = 2 * 60 * 1000;
 const EXCHANGE_PREFIX = 'ugx_';
+const VERIFIER_PURPOSE = 'sso.code_verifier';
 const UNIQUE_VIOLATION = '23505';
 
 export interface Meta { ip: string; requestId: string }
@@ -67,12 +69,13 @@ export async function startSignIn(
   const nonce = oidc.randomNonce();
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const browserSecret = randomSecret();
+  const keys = await deps.keyring.forTenant(settings.tenant_id);
   const scoped = inFixedScope(deps.store.db, onlyTenants([settings.tenant_id]));
   await scoped.deleteFrom('sso_flows').where('tenant_id', '=', settings.tenant_id).where('expires_at', '<', now).execute();
   await scoped.deleteFrom('sso_exchanges').where('tenant_id', '=', settings.tenant_id).where('expires_at', '<', now).execute();
   await scoped.insertInto('sso_flows').values({
     tenant_id: settings.tenant_id, state_hash: sha256Hex(state), browser_hash: sha256Hex(browserSecret), nonce,
-    code_verifier: codeVerifier, return_to: returnTo, created_at: now, expires_at: new Date(now.getTime() + FLOW_TTL_MS),
+    code_verifier: encryptValue(keys, VERIFIER_PURPOSE, codeVerifier), return_to: returnTo, created_at: now, expires_at: new Date(now.getTime() + FLOW_TTL_MS),
   }).execute();
   const url = oidc.buildAuthorizationUrl(config, {
     redirect_uri: callbackUrl(deps),
@@ -106,10 +109,11 @@ export async function finishSignIn(
     settings = await inFixedScope(deps.store.db, onlyTenants([flow.tenant_id])).selectFrom('tenant_sso').selectAll()
       .where('tenant_id', '=', flow.tenant_id).executeTakeFirst();
     if (!settings) throw new SsoRefusal('not_configured');
-    const claims = await redeem(deps, providers, settings, rawQuery, { state: params.state!, nonce: flow.nonce, verifier: flow.code_verifier });
+    const verifier = decryptValue(await deps.keyring.forTenant(flow.tenant_id), VERIFIER_PURPOSE, flow.code_verifier);
+    const claims = await redeem(deps, providers, settings, rawQuery, { state: params.state!, nonce: flow.nonce, verifier });
     const email = verifiedEmail(settings, claims);
     const identity = { email, name: typeof claims.name === 'string' ? claims.name.slice(0, 200) : null, claims };
-    const code = await issueExchange(deps, settings, identity, flow.return_to, meta);
+    const code = await issueExchange(deps, settings, identity, meta);
     return `${base}/sign-in?next=${encodeURIComponent(flow.return_to)}#sso_code=${encodeURIComponent(code)}`;
   } catch (error) {
     if (!(error instanceof SsoRefusal) && !(error instanceof oidc.ClientError) && !(error instanceof oidc.ResponseBodyError)
@@ -154,14 +158,14 @@ async function redeem(
   }
 }
 
-async function issueExchange(deps: Deps, settings: SsoSettingsRow, identity: Parameters<typeof memberFor>[2], returnTo: string, meta: Meta) {
+async function issueExchange(deps: Deps, settings: SsoSettingsRow, identity: Parameters<typeof memberFor>[2], meta: Meta) {
   const scoped = inFixedScope(deps.store.db, onlyTenants([settings.tenant_id]));
   const attempt = () => scoped.transaction().execute(async (tx) => {
     const now = deps.clock.now();
     const user = await memberFor(tx, settings, identity, meta, now);
     const code = randomSecret(EXCHANGE_PREFIX);
     await tx.insertInto('sso_exchanges').values({
-      tenant_id: settings.tenant_id, code_hash: sha256Hex(code), user_id: user.id, return_to: returnTo,
+      tenant_id: settings.tenant_id, code_hash: sha256Hex(code), user_id: user.id,
       created_at: now, expires_at: new Date(now.getTime() + EXCHANGE_TTL_MS),
     }).execute();
     return code;

@@ -99,8 +99,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, 
       response: { 302: Redirect("To the console's sign-in page") },
     },
   }, async (request, reply) => {
-    const rawQuery = request.url.slice(request.url.indexOf('?') + 1);
-    const location = await finishSignIn(deps, providers, request.url.includes('?') ? rawQuery : '', request.query,
+    const query = request.url.indexOf('?');
+    const location = await finishSignIn(deps, providers, query < 0 ? '' : request.url.slice(query + 1), request.query,
       browserSecretOf(request), { ip: request.ip, requestId: request.id });
     reply.header('set-cookie', stringifySetCookie({
       name: BROWSER_COOKIE, value: '', path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: secureCookie, maxAge: 0,

@@ -95,7 +95,7 @@ export async function changeProvisionedUser(
   return updated;
 }
 
-/** Deletes the user and their sessions, as the users API does; never the tenant's last active admin. */
+/** Deletes the user and their sessions (the users API's delete too); never the tenant's last active admin. */
 export async function deleteProvisionedUser(
   tx: Transaction<Database>, ctx: RequestContext, userId: string, now: Date, origin: AuditOrigin,
 ): Promise<void> {

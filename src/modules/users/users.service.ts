@@ -11,6 +11,7 @@ import { emit } from '../../platform/outbox/outbox.js';
 import {
   assertNotLastAdmin, assertNotSelf, assertStrongPassword, assertUserId, refuseFields, requireTarget,
 } from './users.guards.js';
+import { deleteProvisionedUser } from './provisioning.service.js';
 import * as repo from './users.repo.js';
 import { toUserResponse, type UpdateUserInput, type UserListFilters, type UserResponse } from './users.schemas.js';
 
@@ -109,15 +110,5 @@ export async function deleteUser(deps: Deps, ctx: RequestContext, userId: string
   assertUserId(userId);
   assertNotSelf(ctx, userId, 'delete');
   const now = deps.clock.now();
-  await deps.store.db.transaction().execute(async (tx) => {
-    const locked = await repo.lockForChange(tx, ctx.tenantId, userId);
-    const target = requireTarget(locked);
-    assertNotLastAdmin(locked, target);
-    await repo.deleteUser(tx, ctx.tenantId, userId);
-    await writeAudit(tx, ctx, {
-      action: 'user.deleted', targetType: 'user', targetId: userId,
-      details: { email: target.email, role: target.role, status: target.status },
-    }, now);
-    await emit(tx, ctx.tenantId, 'user.deleted', { id: userId }, now);
-  });
+  await deps.store.db.transaction().execute((tx) => deleteProvisionedUser(tx, ctx, userId, now, {}));
 }

@@ -3,8 +3,8 @@ import { sql, type Kysely } from 'kysely';
 // Frozen in time: never edit a released migration; add a new one.
 //
 // Single sign-on with a tenant's OpenID provider: its settings (the client secret sealed with the
-// tenant's key), the sign-ins under way (one row per authorization request, used once), and the
-// one-time codes the callback hands the console. Row-level security as on every tenant table.
+// tenant's key), the sign-ins under way (one row per authorization request, used once; the PKCE
+// verifier sealed too), and the one-time codes the callback hands the console. Row-level security as on every tenant table.
 const TABLES = ['tenant_sso', 'sso_flows', 'sso_exchanges'];
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -40,7 +40,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     tenant_id uuid not null references tenants (id) on delete cascade,
     code_hash text primary key,
     user_id uuid not null,
-    return_to text not null,
     created_at timestamptz not null,
     expires_at timestamptz not null,
     used_at timestamptz,
