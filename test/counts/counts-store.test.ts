@@ -30,7 +30,7 @@ describe.each(STORES)('interaction counts in the store [%s]', (kind) => {
   });
 
   it('counts the interactions stored before the upgrade that adds the counts', async () => {
-    testStore = await createTestStore(kind);
+    testStore = await createTestStore(kind, { empty: true });
     const db = ownerDb(testStore.store);
     const migrator = new Migrator({
       db, provider: { getMigrations: async () => migrations },
@@ -66,7 +66,7 @@ describe.each(STORES)('interaction counts in the store [%s]', (kind) => {
   });
 
   it('counts the open alerts stored before the upgrade that adds their counts, sub-millisecond dates included', async () => {
-    testStore = await createTestStore(kind);
+    testStore = await createTestStore(kind, { empty: true });
     const db = ownerDb(testStore.store);
     const migrator = new Migrator({
       db, provider: { getMigrations: async () => migrations },

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { openStore, type Store, type StoreKind } from '../../src/platform/store/store.js';
 import { inFixedScope } from '../../src/platform/store/scoped-connections.js';
 import { TABLE_OWNER } from '../../src/platform/store/tenant-scope.js';
@@ -14,14 +16,17 @@ export interface TestStore {
   destroy(): Promise<void>;
 }
 
-/** A PostgreSQL database of its own for one test file, dropped afterwards. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A PostgreSQL database of its own for one test file, dropped afterwards: empty, or a copy of
+ * `template` (a database no one is connected to).
+ */
+export async function createPostgresDatabase(template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = `ugs_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
@@ -36,12 +41,17 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
   };
 }
 
-export async function createTestStore(kind: StoreKind): Promise<TestStore> {
+/**
+ * A store of its own for one test file: already migrated (a copy of the one the global setup
+ * migrated), or `empty` for a test of the migrations themselves.
+ */
+export async function createTestStore(kind: StoreKind, options: { empty?: boolean } = {}): Promise<TestStore> {
   if (kind === 'pglite') {
-    const store = await openStore({});
+    const initialData = options.empty ? undefined : new Blob([readFileSync(inject('pgliteSnapshot'))]);
+    const store = await openStore({ initialData });
     return { store, destroy: () => store.close() };
   }
-  const database = await createPostgresDatabase();
+  const database = await createPostgresDatabase(options.empty ? undefined : inject('postgresTemplate'));
   const store = await openStore({ databaseUrl: database.url, poolSize: 5 });
   return {
     store,

@@ -67,7 +67,7 @@ describe.each(STORES)('operations [%s]', (kind) => {
   });
 
   it('refuses a database left by an earlier major until `migrate` is run, and any jump over a major', async () => {
-    const { store, destroy } = await createTestStore(kind);
+    const { store, destroy } = await createTestStore(kind, { empty: true });
     try {
       await migrate(store.db, { version: 'v1.4.0' });
       await expect(migrate(store.db, { version: 'v2.0.0' })).rejects.toThrow(/earlier major.*'migrate' command/);

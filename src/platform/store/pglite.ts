@@ -24,10 +24,13 @@ export const EMBEDDED_DEFAULTS: Readonly<EmbeddedSettings> = Object.freeze({
   sharedBuffersMb: 16,
 });
 
-/** A PGlite on `dataDir` (undefined: in memory, for tests) with the given settings. */
-export async function createPglite(dataDir: string | undefined, settings: EmbeddedSettings): Promise<PGlite> {
+/**
+ * A PGlite on `dataDir` with the given settings. Without `dataDir` it lives in memory (tests),
+ * starting from `initialData` (a dumped data folder) when given, else from a new database.
+ */
+export async function createPglite(dataDir: string | undefined, settings: EmbeddedSettings, initialData?: Blob): Promise<PGlite> {
   const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${settings.sharedBuffersMb}MB`];
-  if (!dataDir) return PGlite.create({ startParams });
+  if (!dataDir) return PGlite.create({ startParams, ...(initialData ? { loadDataDir: initialData } : {}) });
 
   mkdirSync(dataDir, { recursive: true });
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {

@@ -30,6 +30,8 @@ export interface StoreOptions {
   poolTimeoutMs?: number;
   /** Embedded store only; defaults in EMBEDDED_DEFAULTS. */
   embedded?: Partial<EmbeddedSettings>;
+  /** Embedded store in memory only: start from this dumped data folder (`PGlite.dumpDataDir`) instead of initdb's. */
+  initialData?: Blob;
 }
 
 // bigint (count(*), bigserial) comes back from pg as a string; numbers are what the code expects.
@@ -40,11 +42,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return openPglite(options.dataDir, {
     durableCommits: options.embedded?.durableCommits ?? EMBEDDED_DEFAULTS.durableCommits,
     sharedBuffersMb: options.embedded?.sharedBuffersMb ?? EMBEDDED_DEFAULTS.sharedBuffersMb,
-  });
+  }, options.initialData);
 }
 
-async function openPglite(dataDir: string | undefined, settings: EmbeddedSettings): Promise<Store> {
-  const pglite = await createPglite(dataDir, settings);
+async function openPglite(dataDir: string | undefined, settings: EmbeddedSettings, initialData?: Blob): Promise<Store> {
+  const pglite = await createPglite(dataDir, settings, initialData);
   const counted = countingConnections(scopedConnections(new PGliteDialect({ pglite })));
   const db = new Kysely<Database>({ dialect: counted.dialect });
   return {
