@@ -1,5 +1,5 @@
 // The OpenAPI fuzzer at size: part of `npm run bench` (BENCH_ONLY=fuzz), or alone with `node bench/fuzz.mjs`.
-// Runs the fuzz test (test/fuzz/openapi-fuzz.test.ts, through Vitest, in-process with Fastify's inject) with
+// Runs the fuzz test (test/fuzz/openapi-fuzz.<store>.test.ts, through Vitest, in-process with Fastify's inject) with
 // BENCH_FUZZ_REQUESTS requests per store (default 100,000; BENCH_FUZZ_SEED, default the test's, replays a run),
 // and prints what it counted: requests, 5xx, undocumented statuses, schema violations, stack traces, leaks
 // (each targeted at 0), with the statuses seen. The test's own findings (the first of each kind and operation,
@@ -23,11 +23,11 @@ async function fuzzStore(kind) {
   try {
     const env = { ...process.env, FUZZ_REQUESTS: String(REQUESTS), FUZZ_REPORT: reportFile };
     if (process.env.BENCH_FUZZ_SEED) env.FUZZ_SEED = process.env.BENCH_FUZZ_SEED;
-    // The test runs on PGlite always, and on PostgreSQL when TEST_DATABASE_URL is set: -t keeps this store's.
+    // The PostgreSQL file runs when TEST_DATABASE_URL is set.
     if (kind === 'postgres') env.TEST_DATABASE_URL = ADMIN_URL;
     else delete env.TEST_DATABASE_URL;
     const child = trackChild(spawn(join(root, 'node_modules/.bin/vitest'), [
-      'run', 'test/fuzz/openapi-fuzz.test.ts', '-t', `OpenAPI fuzz \\[${kind}\\]`, '--reporter=dot',
+      'run', `test/fuzz/openapi-fuzz.${kind}.test.ts`, '--reporter=dot',
     ], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] }));
     await new Promise((resolve) => child.on('exit', resolve));
     return JSON.parse(readFileSync(reportFile, 'utf8'));

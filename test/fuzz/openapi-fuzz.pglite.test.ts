@@ -1,0 +1,3 @@
+import { openApiFuzzSuite } from './openapi-fuzz-suite.js';
+
+openApiFuzzSuite('pglite');
