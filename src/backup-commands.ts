@@ -45,10 +45,8 @@ export async function backupStore(config: StoreConfig, file: string, options: { 
     }
     if (!holder) ownStore = await openStore({ dataDir: config.dataDir, embedded: config.embedded });
     const control = holder ? remoteControl(holder) : localControl(ownStore!);
-    await writeBackup(config.dataDir, control, createWriteStream(draft, { flags: 'wx', mode: 0o600 }), manifest, {
-      leftOut: [MASTER_KEY_FILE],
-      added: includedKey ? [{ name: MASTER_KEY_FILE, type: 'file', content: includedKey }] : [],
-    });
+    await writeBackup(config.dataDir, control, createWriteStream(draft, { flags: 'wx', mode: 0o600 }), manifest,
+      includedKey ? [{ name: MASTER_KEY_FILE, type: 'file', content: includedKey }] : []);
     fsyncPath(draft);
     renameSync(draft, target);
     fsyncPath(dirname(target));

@@ -1,7 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { HOLDER_SOCKET } from './data-dir-holder.js';
 import { type ArchiveEntry, type ArchiveItem, contentOf, extractEntry, folderItems, readArchive, writeArchive } from './folder-archive.js';
 import type { BackupStart, BackupStop } from './online-backup.js';
 import { writeVersionLast } from './embedded-seed.js';
@@ -27,48 +26,42 @@ export interface BackupControl {
   stop(): Promise<BackupStop>;
 }
 
-/** Files PostgreSQL remakes or does not want in a backup (as pg_basebackup leaves them out), and the holder's socket. */
-const LEFT_OUT_FILES = new Set(['postmaster.pid', 'postmaster.opts', 'backup_label', 'tablespace_map', HOLDER_SOCKET]);
-/** Folders copied empty: their content is remade at start (pg_wal's is added at the end, see below). */
+/** What PostgreSQL keeps at the top of its folder: nothing else there is copied (the holder's socket, the key file, an operator's files). */
+const STORE_TOP_LEVEL = /^(?:base|global|pg_[a-z_]+|PG_VERSION|postgresql\.conf|postgresql\.auto\.conf|pg_hba\.conf|pg_ident\.conf)$/;
+/** Folders copied empty, their content remade at start, as pg_basebackup does (pg_wal's is added at the end, see below). */
 const FOLDERS_COPIED_EMPTY = new Set(['pg_wal', 'pg_dynshmem', 'pg_notify', 'pg_replslot', 'pg_serial', 'pg_snapshots', 'pg_stat_tmp', 'pg_subtrans']);
 const WAL_SEGMENT = /^[0-9A-F]{24}$/;
 
-/** The files of the folder that are not the store's (the key file), which the caller adds as it sees fit. */
-export interface BackupExtras {
-  /** Names in the folder's top level, left out with the files named `<name>.*`. */
-  leftOut: string[];
-  added: ArchiveItem[];
-}
 
 /**
  * Writes a backup of the store in `dataDir` to `output` while the store keeps serving: the
  * manifest, the folder copied between the start and the stop of an online backup, the log files
  * from the start to the stop (what makes the copy consistent), PostgreSQL's backup label, then
- * `extras.added`.
+ * `added`: the folder's files that are not the store's (its key file) are the caller's to add.
  */
 export async function writeBackup(
-  dataDir: string, control: BackupControl, output: Writable, manifest: BackupManifest, extras: BackupExtras,
+  dataDir: string, control: BackupControl, output: Writable, manifest: BackupManifest, added: ArchiveItem[],
 ): Promise<void> {
-  await writeArchive(backupItems(dataDir, control, manifest, extras), output);
+  await writeArchive(backupItems(dataDir, control, manifest, added), output);
 }
 
 async function* backupItems(
-  dataDir: string, control: BackupControl, manifest: BackupManifest, extras: BackupExtras,
+  dataDir: string, control: BackupControl, manifest: BackupManifest, added: ArchiveItem[],
 ): AsyncGenerator<ArchiveItem> {
   yield { name: BACKUP_MANIFEST, type: 'file', content: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) };
   const start = await control.start();
-  yield* folderItems(dataDir, (name, isDirectory) => copied(name, isDirectory, extras.leftOut));
+  yield* folderItems(dataDir, copied);
   const stop = await control.stop();
   yield* walItems(dataDir, start, stop);
   yield { name: 'backup_label', type: 'file', content: Buffer.from(stop.backupLabel) };
   if (stop.tablespaceMap) yield { name: 'tablespace_map', type: 'file', content: Buffer.from(stop.tablespaceMap) };
-  yield* extras.added;
+  yield* added;
 }
 
-function copied(name: string, isDirectory: boolean, leftOut: string[]): boolean {
-  if (isDirectory) return true;
+function copied(name: string, isDirectory: boolean): boolean {
   const parts = name.split('/');
-  if (parts.length === 1) return !LEFT_OUT_FILES.has(name) && !leftOut.some((out) => name === out || name.startsWith(`${out}.`));
+  if (parts.length === 1) return STORE_TOP_LEVEL.test(name);
+  if (isDirectory) return true;
   const base = parts.at(-1)!;
   return !FOLDERS_COPIED_EMPTY.has(parts[0]!) && base !== 'pg_internal.init' && !base.startsWith('pgsql_tmp');
 }
