@@ -27,8 +27,9 @@ describe('a start that cannot go on exits non-zero with one line', () => {
     // Not even DATA_DIR (nor its key file, nor PG_VERSION): the store was never opened.
     expect(existsSync(dataDir)).toBe(false);
     expect(result.stdout).toBe('');
-    // A new store takes several seconds even on an idle machine; this bound only tells "before it" from "after it".
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // As fast as a bad variable (a few seconds at most on the loaded 2-core machine; it took ~50 s
+    // when the store came first): the bound is loose, the folder above is the proof.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('when WEBHOOK_CA_FILE cannot be read, before opening any store', async () => {

@@ -13,7 +13,9 @@ async function shape(store: Store) {
   return asTableOwner(async () => ({
     settings: (await sql<{ name: string; setting: string }>`
       select name, setting from pg_settings
-      where name not in ('data_directory', 'config_file', 'hba_file', 'ident_file') order by name`.execute(store.db)).rows,
+      where name not in ('data_directory', 'config_file', 'hba_file', 'ident_file')
+        and name not like 'plpgsql.%' -- listed once a session has run a PL/pgSQL function, as migrations do
+      order by name`.execute(store.db)).rows,
     columns: (await sql<{ table_name: string; column_name: string; data_type: string }>`
       select table_name, column_name, data_type from information_schema.columns
       where table_schema = 'public' order by table_name, column_name`.execute(store.db)).rows,
