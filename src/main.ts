@@ -15,11 +15,16 @@ import { createWorkers } from './workers.js';
 import { masterKeyOf } from './platform/crypto/master-key.js';
 import { TenantKeyring } from './platform/crypto/keyring.js';
 import { logRedaction } from './edge/log-redaction.js';
+import { type PortHold, listenFailureLine } from './edge/port-hold.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;
 
-/** config -> store -> migrate -> bootstrap -> app -> listen, then workers; drains on SIGTERM/SIGINT. */
-export async function serve(config: Readonly<Config>): Promise<void> {
+/**
+ * config -> port -> store -> migrate -> bootstrap -> app -> listen, then workers; drains on
+ * SIGTERM/SIGINT. `port` is the API's port already held (holdPort), so that a port in use stops
+ * the start before the store is touched.
+ */
+export async function serve(config: Readonly<Config>, port: PortHold): Promise<void> {
   const logger = pino({ level: config.server.logLevel, ...logRedaction });
   const deps = await openMigratedStore(config, logger);
   const { store } = deps;
@@ -29,9 +34,10 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     if (bootstrap) announceBootstrap(bootstrap, config, logger);
     const built = await buildApp(deps, { services: buildServices(deps) });
     const started = { app: built, workers: config.server.serveWorkers ? createWorkers(deps, logger) : [] };
+    await port.release();
     await built.listen({ port: config.server.port, host: config.server.host }).catch(async (error: unknown) => {
       await built.close();
-      throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}: ${listenFailure(error)}`);
+      throw new StartupError(listenFailureLine(config.server.host, config.server.port, error));
     });
     return started;
   });
@@ -89,14 +95,6 @@ async function closingStoreOnFailure<T>(store: Store, step: () => Promise<T>): P
     await store.close().catch(() => {});
     throw error;
   }
-}
-
-function listenFailure(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'EADDRINUSE') return 'the address is already in use (EADDRINUSE)';
-  if (code === 'EACCES') return 'permission denied (EACCES)';
-  if (code === 'EADDRNOTAVAIL') return 'no such address on this machine (EADDRNOTAVAIL)';
-  return error instanceof Error ? error.message : String(error);
 }
 
 function announceBootstrap(result: BootstrapResult, config: Readonly<Config>, logger: Logger): void {

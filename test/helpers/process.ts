@@ -66,8 +66,11 @@ export class ServiceProcess {
     return { code, stdout: proc.stdout, stderr: proc.stderr };
   }
 
-  /** Waits until `url` answers 2xx (the service is up), or the process exits. */
-  async waitUntilReady(url: string, timeoutMs = 30_000): Promise<void> {
+  /**
+   * Waits until `url` answers 2xx (the service is up), or the process exits. The default is long
+   * on purpose: a first start on the loaded 2-core machine took up to ~45 s (it only bounds a failure).
+   */
+  async waitUntilReady(url: string, timeoutMs = 120_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let exited = false;
     void this.exited.then(() => (exited = true));

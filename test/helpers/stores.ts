@@ -47,7 +47,7 @@ export async function createPostgresDatabase(template?: string): Promise<{ url: 
  */
 export async function createTestStore(kind: StoreKind, options: { empty?: boolean } = {}): Promise<TestStore> {
   if (kind === 'pglite') {
-    const initialData = options.empty ? undefined : new Blob([readFileSync(inject('pgliteSnapshot'))]);
+    const initialData = options.empty ? undefined : new Blob([readFileSync(inject('pgliteSnapshot'))], { type: 'application/x-gzip' });
     const store = await openStore({ initialData });
     return { store, destroy: () => store.close() };
   }

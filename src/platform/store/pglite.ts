@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, fsyncSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, fsyncSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
-import { fsyncPath } from '../fsync.js';
+import { fsyncTree } from '../fsync.js';
+import { EMBEDDED_SEED, plantSeed } from './embedded-seed.js';
 
 /** How the embedded store runs; docs/embedded-store.md gives the measurements behind the defaults. */
 export interface EmbeddedSettings {
@@ -24,19 +25,32 @@ export const EMBEDDED_DEFAULTS: Readonly<EmbeddedSettings> = Object.freeze({
   sharedBuffersMb: 16,
 });
 
+/** Where a new store comes from, besides the settings. */
+export interface NewStoreSource {
+  /** In memory only: start from this dumped data folder (`PGlite.dumpDataDir`) instead of initdb's. */
+  initialData?: Blob | undefined;
+  /** A new folder is unpacked from this store seed (embedded-seed.ts; default EMBEDDED_SEED); initdb runs when the file is missing, or with null. */
+  seed?: string | null | undefined;
+}
+
 /**
  * A PGlite on `dataDir` with the given settings. Without `dataDir` it lives in memory (tests),
- * starting from `initialData` (a dumped data folder) when given, else from a new database.
+ * starting from `initialData` when given, else from a new database. A new folder gets the build's
+ * store seed, or initdb's files when there is none.
  */
-export async function createPglite(dataDir: string | undefined, settings: EmbeddedSettings, initialData?: Blob): Promise<PGlite> {
+export async function createPglite(dataDir: string | undefined, settings: EmbeddedSettings, source: NewStoreSource = {}): Promise<PGlite> {
   const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${settings.sharedBuffersMb}MB`];
-  if (!dataDir) return PGlite.create({ startParams, ...(initialData ? { loadDataDir: initialData } : {}) });
+  if (!dataDir) return PGlite.create({ startParams, ...(source.initialData ? { loadDataDir: source.initialData } : {}) });
 
   mkdirSync(dataDir, { recursive: true });
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    await initDataDir(dataDir, startParams);
-    // initdb's files were written without fsync.
-    if (settings.durableCommits) fsyncTree(dataDir);
+    const seed = source.seed === undefined ? EMBEDDED_SEED : source.seed;
+    const seeded = seed !== null && await plantSeed(dataDir, seed, settings.durableCommits);
+    if (!seeded) {
+      await initDataDir(dataDir, startParams);
+      // initdb's files were written without fsync.
+      if (settings.durableCommits) fsyncTree(dataDir);
+    }
   }
   if (!settings.durableCommits) return PGlite.create({ dataDir, startParams });
 
@@ -93,12 +107,4 @@ class SyncingNodeFS extends NodeFS {
     };
     return { emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun ?? []), installFsync] } };
   }
-}
-
-function fsyncTree(path: string): void {
-  for (const entry of readdirSync(path, { withFileTypes: true })) {
-    if (entry.isDirectory()) fsyncTree(join(path, entry.name));
-    else fsyncPath(join(path, entry.name));
-  }
-  fsyncPath(path);
 }

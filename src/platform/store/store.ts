@@ -1,9 +1,12 @@
+import { mkdirSync } from 'node:fs';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { countingConnections, type PoolStats } from './connection-counts.js';
 import { scopedConnections } from './scoped-connections.js';
 import { asTableOwner } from './tenant-scope.js';
-import { EMBEDDED_DEFAULTS, createPglite, type EmbeddedSettings } from './pglite.js';
+import { EMBEDDED_DEFAULTS, createPglite, type EmbeddedSettings, type NewStoreSource } from './pglite.js';
+import { holdDataDir } from './data-dir-holder.js';
+import { backupRequests } from './backup-requests.js';
 import type { Database } from '../../kernel/tables/database.js';
 
 export type StoreKind = 'pglite' | 'postgres';
@@ -32,6 +35,8 @@ export interface StoreOptions {
   embedded?: Partial<EmbeddedSettings>;
   /** Embedded store in memory only: start from this dumped data folder (`PGlite.dumpDataDir`) instead of initdb's. */
   initialData?: Blob;
+  /** Embedded store in a new folder: the store seed to unpack (default: the build's, EMBEDDED_SEED; null: initdb). */
+  seed?: string | null;
 }
 
 // bigint (count(*), bigserial) comes back from pg as a string; numbers are what the code expects.
@@ -42,13 +47,20 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return openPglite(options.dataDir, {
     durableCommits: options.embedded?.durableCommits ?? EMBEDDED_DEFAULTS.durableCommits,
     sharedBuffersMb: options.embedded?.sharedBuffersMb ?? EMBEDDED_DEFAULTS.sharedBuffersMb,
-  }, options.initialData);
+  }, { initialData: options.initialData, seed: options.seed });
 }
 
-async function openPglite(dataDir: string | undefined, settings: EmbeddedSettings, initialData?: Blob): Promise<Store> {
-  const pglite = await createPglite(dataDir, settings, initialData);
+/** The folder is held (data-dir-holder.ts) before it is opened, and until the store is closed. */
+async function openPglite(dataDir: string | undefined, settings: EmbeddedSettings, source: NewStoreSource): Promise<Store> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const hold = dataDir ? await holdDataDir(dataDir) : undefined;
+  const pglite = await createPglite(dataDir, settings, source).catch(async (error: unknown) => {
+    await hold?.release();
+    throw error;
+  });
   const counted = countingConnections(scopedConnections(new PGliteDialect({ pglite })));
   const db = new Kysely<Database>({ dialect: counted.dialect });
+  hold?.serve(backupRequests(db));
   return {
     kind: 'pglite',
     db,
@@ -58,7 +70,10 @@ async function openPglite(dataDir: string | undefined, settings: EmbeddedSetting
     },
     listen: async (channel, onNotify) => pglite.listen(channel, onNotify),
     poolStats: counted.stats,
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      await hold?.release();
+    },
   };
 }
 
