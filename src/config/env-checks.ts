@@ -43,6 +43,15 @@ function checkEncryptionKey(values: Env): void {
   }
 }
 
+/** The other database URLs name connections to the database of DATABASE_URL: they need it. */
+function checkDatabaseUrls(values: Env): void {
+  for (const name of ['DATABASE_LISTEN_URL'] as const) {
+    if (values[name] !== undefined && values.DATABASE_URL === undefined) {
+      throw new ConfigError('DATABASE_URL', `a URL (postgres:, postgresql:): it is required with ${name}`, '');
+    }
+  }
+}
+
 /** BOOTSTRAP_ADMIN_PASSWORD follows the rule of every password. */
 function checkAdminPassword(values: Env, text: EnvText): void {
   const password = values.BOOTSTRAP_ADMIN_PASSWORD;
@@ -64,6 +73,7 @@ export function checkEnv(values: Env, text: EnvText): CheckedEnv {
   checkCaFile(values, text);
   checkAdminPassword(values, text);
   checkEncryptionKey(values);
+  checkDatabaseUrls(values);
   return {
     ...values,
     WEBHOOK_CONCURRENCY_PER_WEBHOOK: concurrencyPerWebhook(values, text),

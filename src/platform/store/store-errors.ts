@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from './store.js';
+import { StoreUnavailableError } from './store-contract.js';
 
 // Connection failures of node-postgres, server shutdown (57P01-57P03), too many connections (53300).
 const STORE_DOWN_CODES = new Set([
