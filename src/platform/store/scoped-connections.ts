@@ -167,16 +167,18 @@ const transactionScoped: Scoped = async (connection, state, query, run) => {
     return run();
   }
   if (wanted.role === 'none' && OUTSIDE_TRANSACTIONS.test(query.sql)) return run();
-  await connection.executeQuery(beginWithSettings('begin', wanted));
-  let result: Awaited<ReturnType<typeof run>>;
-  try {
-    result = await run();
-  } catch (error) {
-    await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => {});
-    throw error;
-  }
-  await connection.executeQuery(CompiledQuery.raw('commit'));
-  return result;
+  // Sent together: on a pipelining connection (the PostgreSQL pools) one round trip, as the
+  // statement alone would be. Read in order: a failed begin fails the statement's answer too.
+  const begun = connection.executeQuery(beginWithSettings('begin', wanted));
+  const ran = run();
+  const committed = connection.executeQuery<{ command?: string }>(CompiledQuery.raw('commit'));
+  const [begin, statement, commit] = await Promise.allSettled([begun, ran, committed]);
+  if (begin.status === 'rejected') throw begin.reason;
+  if (statement.status === 'rejected') throw statement.reason;
+  if (commit.status === 'rejected') throw commit.reason;
+  // PostgreSQL answers COMMIT with ROLLBACK when the transaction could not commit.
+  if (commit.value.rows[0]?.command === 'ROLLBACK') throw new Error('the statement\'s transaction was rolled back');
+  return statement.value;
 };
 
 const fixedScopes = new WeakMap<QueryId, TenantScope>();

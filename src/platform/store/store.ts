@@ -15,6 +15,8 @@ export interface StoreOptions {
   databaseUrl?: string | undefined;
   /** A direct connection (not through a transaction pooler) for LISTEN and session work; unset: databaseUrl. */
   listenUrl?: string | undefined;
+  /** A streaming replica for lists, stats, exports and search; unset: databaseUrl. */
+  readUrl?: string | undefined;
   /** Folder of the embedded store; undefined keeps it in memory (tests). */
   dataDir?: string | undefined;
   poolSize?: number;
@@ -32,7 +34,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     return openPostgres({
-      databaseUrl: options.databaseUrl, listenUrl: options.listenUrl, poolSize: options.poolSize ?? 10,
+      databaseUrl: options.databaseUrl, listenUrl: options.listenUrl, readUrl: options.readUrl, poolSize: options.poolSize ?? 10,
       poolTimeoutMs: options.poolTimeoutMs ?? 5000,
     });
   }
@@ -46,7 +48,7 @@ async function openPglite(dataDir: string | undefined, settings: EmbeddedSetting
   const pglite = await createPglite(dataDir, settings, initialData);
   const counted = countingConnections(scopedConnections(new PGliteDialect({ pglite })));
   const db = new Kysely<Database>({ dialect: counted.dialect });
-  return {
+  const store: Store = {
     kind: 'pglite',
     db,
     ping: async () => {
@@ -55,8 +57,12 @@ async function openPglite(dataDir: string | undefined, settings: EmbeddedSetting
     },
     listen: async (channel, onNotify) => pglite.listen(channel, onNotify),
     poolStats: counted.stats,
+    async reader() {
+      return this.db;
+    },
     // One connection, that nothing else shares: its session is the one every query runs on.
     withSession: (work) => inFixedScope(db, TABLE_OWNER).connection().execute(work),
     close: () => db.destroy(),
   };
+  return store;
 }
