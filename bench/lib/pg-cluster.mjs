@@ -25,9 +25,11 @@ function owner() {
 
 /**
  * initdb and start. `settings` go to postgresql.conf (shared_buffers and the rest stay initdb's defaults, as on
- * the shared cluster). `keepLogAs`: where the server log is copied when the cluster is removed. Returns `{ url, version, setAutovacuum(on), stop() }`; `url` names the `postgres` database.
+ * the shared cluster). `keepLogAs`: where the server log is copied when the cluster is removed. `standbyOf`: a
+ * started cluster this one is a streaming standby of (a base backup instead of initdb). Returns `{ url, version,
+ * port, setAutovacuum(on), replicateSynchronously(), crash(), promote(), stop() }`; `url` names the `postgres` database.
  */
-export async function startCluster({ settings = {}, keepLogAs } = {}) {
+export async function startCluster({ settings = {}, keepLogAs, standbyOf } = {}) {
   const { version, bin } = newestBinaries();
   const user = owner();
   const dir = mkdtempSync(join(tmpdir(), 'ugs-bench-pg-'));
@@ -49,10 +51,17 @@ export async function startCluster({ settings = {}, keepLogAs } = {}) {
     throw new Error(`${tool} failed (${result.status ?? result.error?.message}): ${(result.stderr ?? '').slice(-1000)}${serverLog && `\nserver log:\n${serverLog}`}`);
   };
   try {
-    check('initdb', run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']));
     port = await freePort();
-    const conf = { port, listen_addresses: '127.0.0.1', unix_socket_directories: '', timezone: 'UTC', ...settings };
-    appendFileSync(join(data, 'postgresql.conf'), Object.entries(conf).map(([name, value]) => `${name} = '${value}'\n`).join(''));
+    if (standbyOf) {
+      // A hot standby streaming from `standbyOf` (its initdb allows replication from 127.0.0.1): its base backup.
+      check('pg_basebackup', run('pg_basebackup', ['-D', data, '-h', '127.0.0.1', '-p', String(standbyOf.port), '-U', 'postgres',
+        '-R', '-X', 'stream', '-c', 'fast', '--no-sync']));
+      appendFileSync(join(data, 'postgresql.conf'), `port = '${port}'\n`);
+    } else {
+      check('initdb', run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']));
+      const conf = { port, listen_addresses: '127.0.0.1', unix_socket_directories: '', timezone: 'UTC', ...settings };
+      appendFileSync(join(data, 'postgresql.conf'), Object.entries(conf).map(([name, value]) => `${name} = '${value}'\n`).join(''));
+    }
     started = true;
     check('pg_ctl start', run('pg_ctl', ['start', '-D', data, '-l', log, '-w', '-t', '60']));
   } catch (error) {
@@ -61,7 +70,7 @@ export async function startCluster({ settings = {}, keepLogAs } = {}) {
   }
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
-    url, version, stop,
+    url, version, port, stop,
     /** autovacuum on or off without a restart (ALTER SYSTEM and a reload: the cache stays warm), once the server shows it. */
     async setAutovacuum(on) {
       const value = on ? 'on' : 'off';
@@ -74,6 +83,28 @@ export async function startCluster({ settings = {}, keepLogAs } = {}) {
         await sleep(100);
       }
       throw new Error(`autovacuum did not become ${value}`);
+    },
+    /** Commits wait for a standby's flush (`synchronous_standby_names = '*'`), once a standby streams. */
+    async replicateSynchronously() {
+      for (let i = 0; ; i += 1) {
+        const { rows: [row] } = await withClient(url, (client) => client.query(`select count(*)::int as n from pg_stat_replication where state = 'streaming'`));
+        if (row.n > 0) break;
+        if (i > 300) throw new Error('no standby streaming');
+        await sleep(100);
+      }
+      await withClient(url, async (client) => {
+        await client.query(`alter system set synchronous_standby_names = '*'`);
+        await client.query('select pg_reload_conf()');
+      });
+    },
+    /** The server stops as in a crash (`pg_ctl stop -m immediate`). */
+    crash() {
+      check('pg_ctl stop', run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w', '-t', '60']));
+      started = false;
+    },
+    /** A standby becomes a primary; returns once it accepts writes. */
+    promote() {
+      check('pg_ctl promote', run('pg_ctl', ['promote', '-D', data, '-w', '-t', '60']));
     },
   };
 }

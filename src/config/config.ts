@@ -60,6 +60,10 @@ export interface StoreConfig {
   readonly dataDir: string;
   /** Unset: the embedded store in `dataDir`. */
   readonly databaseUrl: string | undefined;
+  /** A direct connection for LISTEN and session work, when databaseUrl goes through a transaction pooler. */
+  readonly listenUrl: string | undefined;
+  /** A replica that serves lists, stats, exports and search (each read sees what was committed before it). */
+  readonly readUrl: string | undefined;
   /** Connections to PostgreSQL in one process. */
   readonly poolSize: number;
   /** Longest a request waits for a store connection or for its group commit to start before a 503. */
@@ -100,7 +104,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       serveWorkers: e.SERVE_WORKERS,
     },
     store: {
-      dataDir: e.DATA_DIR, databaseUrl: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE,
+      dataDir: e.DATA_DIR, databaseUrl: e.DATABASE_URL, listenUrl: e.DATABASE_LISTEN_URL,
+      readUrl: e.DATABASE_READ_URL, poolSize: e.DATABASE_POOL_SIZE,
       poolTimeoutMs: e.DATABASE_POOL_TIMEOUT_MS, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
       encryptionKey: e.DATA_ENCRYPTION_KEY,
       embedded: { durableCommits: e.EMBEDDED_DURABLE_COMMITS, sharedBuffersMb: e.EMBEDDED_SHARED_BUFFERS_MB },

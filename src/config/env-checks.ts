@@ -1,16 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { isStrongPassword } from '../kernel/passwords.js';
 import { ConfigError, type EnvText, invalidVariable } from './config-error.js';
-import { ENV_NAMES, type Env, schemaOf } from './env-schema.js';
+import { DatabaseUrlError, type DatabaseTarget, parseDatabaseUrl } from './database-url.js';
+import { ENV_NAMES, type Env, type EnvName, schemaOf } from './env-schema.js';
 
 // What the schema cannot say, checked once it passed, each failure worded like the schema's.
 
-/** Every URL variable parses as a URL with one of its schema's protocols. */
+const DATABASE_URLS = ['DATABASE_URL', 'DATABASE_LISTEN_URL', 'DATABASE_READ_URL'] as const;
+
+/** Every URL variable parses as a URL with one of its schema's protocols; a database URL may name several hosts. */
 function checkUrls(values: Env, text: EnvText): void {
   for (const name of ENV_NAMES) {
     const { protocols } = schemaOf(name);
     const value = values[name];
     if (!protocols || typeof value !== 'string') continue;
+    if ((DATABASE_URLS as readonly string[]).includes(name)) {
+      checkDatabaseUrl(name, value, text, values);
+      continue;
+    }
     let protocol: string | undefined;
     try {
       protocol = new URL(value).protocol;
@@ -18,6 +25,20 @@ function checkUrls(values: Env, text: EnvText): void {
       protocol = undefined;
     }
     if (!protocol || !protocols.includes(protocol)) throw invalidVariable(name, text, values);
+  }
+}
+
+function checkDatabaseUrl(name: EnvName, value: string, text: EnvText, values: Env): void {
+  let target: DatabaseTarget;
+  try {
+    target = parseDatabaseUrl(value);
+  } catch (error) {
+    const attrs = error instanceof DatabaseUrlError && /^target_session_attrs=(.*) \(/.exec(error.message);
+    if (attrs) throw new ConfigError(name, 'target_session_attrs any, read-write or primary', attrs[1]!);
+    throw invalidVariable(name, text, values);
+  }
+  if (name === 'DATABASE_READ_URL' && target.targetSessionAttrs !== 'any') {
+    throw new ConfigError(name, 'a replica (target_session_attrs any, or left out)', 'read-write');
   }
 }
 
@@ -43,6 +64,15 @@ function checkEncryptionKey(values: Env): void {
   }
 }
 
+/** The other database URLs name connections to the database of DATABASE_URL: they need it. */
+function checkDatabaseUrls(values: Env): void {
+  for (const name of ['DATABASE_LISTEN_URL', 'DATABASE_READ_URL'] as const) {
+    if (values[name] !== undefined && values.DATABASE_URL === undefined) {
+      throw new ConfigError('DATABASE_URL', `a URL (postgres:, postgresql:): it is required with ${name}`, '');
+    }
+  }
+}
+
 /** BOOTSTRAP_ADMIN_PASSWORD follows the rule of every password. */
 function checkAdminPassword(values: Env, text: EnvText): void {
   const password = values.BOOTSTRAP_ADMIN_PASSWORD;
@@ -64,6 +94,7 @@ export function checkEnv(values: Env, text: EnvText): CheckedEnv {
   checkCaFile(values, text);
   checkAdminPassword(values, text);
   checkEncryptionKey(values);
+  checkDatabaseUrls(values);
   return {
     ...values,
     WEBHOOK_CONCURRENCY_PER_WEBHOOK: concurrencyPerWebhook(values, text),

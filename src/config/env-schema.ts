@@ -49,6 +49,9 @@ export const EnvSchema = Type.Object({
   HOST: text('0.0.0.0'),
   DATA_DIR: text('./data'),
   DATABASE_URL: Type.Optional(url(['postgres:', 'postgresql:'])),
+  // Only with DATABASE_URL (env-checks.ts). The database URLs may name several hosts (database-url.ts).
+  DATABASE_LISTEN_URL: Type.Optional(url(['postgres:', 'postgresql:'])),
+  DATABASE_READ_URL: Type.Optional(url(['postgres:', 'postgresql:'])),
   // Required with DATABASE_URL (env-checks.ts); on the embedded store a key file in DATA_DIR stands in.
   DATA_ENCRYPTION_KEY: Type.Optional(Type.String({
     pattern: '^\\s*[A-Za-z0-9+/_-]{43}=?\\s*$', secret: true,

@@ -8,12 +8,21 @@ export const LOCK_IDS = {
   webhookSubscriptions: 7768,
   /** (class, n): one compaction of the counts at a time; n is COUNTS_COMPACTION_KEYS. */
   countsCompaction: 7769,
-  /** (class, hashtext(tenant)): one replica at a time applies a tenant's retention. */
-  tenantRetention: 7770,
-  /** Single key, held for a session: one replica at a time analyzes and vacuums the tables. */
-  storeUpkeep: 7771,
-  /** Single key: one process at a time creates the first tenant and admin. */
-  bootstrap: 715517,
+  /** Single key, held for the migrating transaction: replicas starting together migrate one after the other. */
+  migrations: 7772,
+} as const;
+
+/**
+ * Jobs one process at a time does over many statements, as rows of `service_leases` (leases.ts):
+ * session advisory locks do not survive a transaction pooler or a failover.
+ */
+export const LEASES = {
+  /** Key: the tenant's id. One replica at a time applies a tenant's retention. */
+  tenantRetention: 'retention',
+  /** One replica at a time analyzes and vacuums the tables. */
+  storeUpkeep: 'upkeep',
+  /** One process at a time creates the first tenant and admin. */
+  bootstrap: 'bootstrap',
 } as const;
 
 /** The second key of the counts compaction lock, per table. */

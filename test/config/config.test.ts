@@ -139,6 +139,25 @@ describe('configuration', () => {
     expect(loadConfig({ WEBHOOK_CONCURRENCY: '10' }).webhooks.concurrencyPerWebhook).toBe(10);
   });
 
+  it('takes database URLs of several hosts, a direct URL for LISTEN and a replica, all beside DATABASE_URL only', () => {
+    const key = { DATA_ENCRYPTION_KEY: 'dGVzdC1tYXN0ZXIta2V5LW9mLXRoZS10ZXN0LXN1aXQ=' };
+    const config = loadConfig({
+      ...key, DATABASE_URL: 'postgres://u:pw@db1:5432,db2:5433/gov?target_session_attrs=read-write',
+      DATABASE_LISTEN_URL: 'postgres://u:pw@db1:5432,db2:5433/gov?target_session_attrs=primary',
+      DATABASE_READ_URL: 'postgresql://u:pw@replica/gov',
+    });
+    expect(config.store.listenUrl).toBe('postgres://u:pw@db1:5432,db2:5433/gov?target_session_attrs=primary');
+    expect(config.store.readUrl).toBe('postgresql://u:pw@replica/gov');
+    expect(errorOf({ DATABASE_LISTEN_URL: 'postgres://db/gov' }).message).toBe('Invalid configuration: DATABASE_URL=""; '
+      + 'expected a URL (postgres:, postgresql:): it is required with DATABASE_LISTEN_URL');
+    expect(errorOf({ DATABASE_READ_URL: 'postgres://replica/gov' }).variable).toBe('DATABASE_URL');
+    expect(errorOf({ ...key, DATABASE_URL: 'postgres://db1,db2/gov?target_session_attrs=standby' }).message)
+      .toBe('Invalid configuration: DATABASE_URL="standby"; expected target_session_attrs any, read-write or primary');
+    expect(errorOf({ ...key, DATABASE_URL: 'postgres://u:secret@db1:5432,db2:x/gov' }).message).not.toContain('secret');
+    expect(errorOf({ ...key, DATABASE_URL: 'postgres://db/gov', DATABASE_READ_URL: 'postgres://db/gov?target_session_attrs=read-write' })
+      .variable).toBe('DATABASE_READ_URL');
+  });
+
   it('reports the first failing variable, in the order of the schema', () => {
     expect(errorOf({ LOG_LEVEL: 'loud', PORT: 'x', SMTP_URL: 'http://x' }).variable).toBe('PORT');
   });

@@ -6,6 +6,7 @@ import type { DeliveryTables } from './delivery.js';
 import type { CountsTables } from './counts.js';
 import type { ProtectionTables } from './protection.js';
 import type { RateLimitTables } from './rate-limits.js';
+import type { LeasesTables } from './leases.js';
 import type { ScimTables } from './scim.js';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
@@ -129,7 +130,7 @@ export interface FoundationTables {
 
 /** Every table: the foundation's, plus each feature's own. */
 export interface Database extends FoundationTables, UsersTables, InteractionsTables, CountsTables, WebhooksTables, DeliveryTables,
-  ProtectionTables, RateLimitTables, SsoTables, ScimTables {}
+  ProtectionTables, RateLimitTables, LeasesTables, SsoTables, ScimTables {}
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;

@@ -43,7 +43,7 @@ export function alertEvents(alert: AlertResponse): EmitInput[] {
 }
 
 export async function listAlerts(deps: Deps, ctx: RequestContext, filters: AlertListFilters, request: PageRequest) {
-  const { rows, page, total } = await listAlertRows(deps.store.db, ctx.tenantId, filters, parseDateRange(filters), request);
+  const { rows, page, total } = await listAlertRows(await deps.store.reader(), ctx.tenantId, filters, parseDateRange(filters), request);
   return { body: { alerts: rows.map(toAlertResponse), total, next_cursor: page.nextCursor }, page };
 }
 

@@ -16,7 +16,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app
       response: { 200: ref(AuditLogSchema) },
     },
   }, async (request, reply) => {
-    const { body, page } = await listAudit(deps.store.db, request.ctx.tenantId, request.query, toPage(request.query));
+    const { body, page } = await listAudit(await deps.store.reader(), request.ctx.tenantId, request.query, toPage(request.query));
     setPageHeaders(reply, page, body.total);
     return body;
   });

@@ -45,10 +45,11 @@ export async function exportInteractions(
 ): Promise<Export> {
   const criteria = listCriteriaOf(filters);
   const db = tenantDb(deps, ctx);
+  const reads = inFixedScope(await deps.store.reader(), onlyTenants([ctx.tenantId]));
   const keys = await deps.keyring.forTenant(ctx.tenantId);
   const records = await walkKeyset(async (request) => {
     const paging = openPage(criteria, request);
-    const { rows, page } = paging.close(await pageQuery(db, ctx.tenantId, criteria, paging).execute());
+    const { rows, page } = paging.close(await pageQuery(reads, ctx.tenantId, criteria, paging).execute());
     return { rows: rows.map((row) => toInteractionResponse(row, keys)), nextCursor: page.nextCursor };
   });
   const now = deps.clock.now();
@@ -77,7 +78,9 @@ export async function exportAuditLog(deps: Deps, ctx: RequestContext, format: Ex
   // The export's own entry is written first, so that it is part of the file.
   const now = deps.clock.now();
   await writeAudit(db, ctx, { action: 'audit_log.exported', targetType: 'audit_log', details: { format, filters } }, now);
-  const records = await walkKeyset((request) => auditExportPage(db, ctx.tenantId, filters, range, request));
+  // Read after the write: the replica serves the pages once it holds the export's own entry.
+  const reads = inFixedScope(await deps.store.reader(), onlyTenants([ctx.tenantId]));
+  const records = await walkKeyset((request) => auditExportPage(reads, ctx.tenantId, filters, range, request));
   return { fileName: exportFileName('audit-log', format, now), body: exportStream(format, records, AUDIT_COLUMNS) };
 }
 

@@ -79,7 +79,7 @@ export async function listInteractions(deps: Deps, ctx: RequestContext, filters:
   const { page: _page, limit: _limit, cursor: _cursor, ...criteria } = filters;
   const listCriteria = listCriteriaOf(criteria);
   const paging = openPage(listCriteria, request);
-  const db = deps.store.db;
+  const db = await deps.store.reader();
   const keys = await deps.keyring.forTenant(ctx.tenantId);
   const [rows, total] = await Promise.all([
     pageQuery(db, ctx.tenantId, listCriteria, paging).execute(),
@@ -101,7 +101,7 @@ export async function getInteraction(deps: Deps, ctx: RequestContext, interactio
 
 export async function searchInteractions(deps: Deps, ctx: RequestContext, query: SearchFilters) {
   const keys = await deps.keyring.forTenant(ctx.tenantId);
-  const rows = await searchQuery(deps.store.db, ctx.tenantId, query.content_hash.toLowerCase(),
+  const rows = await searchQuery(await deps.store.reader(), ctx.tenantId, query.content_hash.toLowerCase(),
     parseDateRange(query), query.limit).execute();
   return rows.map((row) => ({
     id: row.id,

@@ -8,7 +8,8 @@ import { deleteInBatches } from '../../kernel/batches.js';
 import { Poller } from '../../platform/poller.js';
 import { deleteInteractionsBatch } from '../interactions/interactions.purge.js';
 import { writeAudit } from '../audit/audit.writer.js';
-import { LOCK_IDS } from '../../kernel/lock-ids.js';
+import { LEASES } from '../../kernel/lock-ids.js';
+import { withLease } from '../../platform/store/leases.js';
 import { inFixedScope } from '../../platform/store/scoped-connections.js';
 import { ALL_TENANTS, TABLE_OWNER, inTenants } from '../../platform/store/tenant-scope.js';
 
@@ -88,22 +89,12 @@ async function applyTenantRetention(
 }
 
 /**
- * Runs `work` while holding the tenant's retention lock on PostgreSQL (skipped, returning null,
- * when another replica holds it). The embedded store has one process: no lock, and its single
- * connection is released between batches so requests interleave.
+ * Runs `work` while holding the tenant's retention lease (skipped, returning null, when another
+ * replica holds it). Each batch is a statement of its own: requests interleave with them, on the
+ * embedded store's single connection too.
  */
 async function withTenantLock<T>(deps: Deps, tenantId: string, work: (db: Kysely<Database>) => Promise<T>): Promise<T | null> {
-  if (deps.store.kind === 'pglite') return work(deps.store.db);
-  return deps.store.db.connection().execute(async (conn) => {
-    const { rows: [lock] } = await sql<{ locked: boolean }>`
-      select pg_try_advisory_lock(${LOCK_IDS.tenantRetention}, hashtext(${tenantId})) as locked`.execute(conn);
-    if (!lock?.locked) return null;
-    try {
-      return await work(conn);
-    } finally {
-      await sql`select pg_advisory_unlock(${LOCK_IDS.tenantRetention}, hashtext(${tenantId}))`.execute(conn);
-    }
-  });
+  return withLease(deps.store.db, LEASES.tenantRetention, () => work(deps.store.db), { key: tenantId });
 }
 
 /** Applies every tenant's retention at start, then every `intervalMs` (default one hour). */

@@ -27,7 +27,7 @@ export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFi
   const requested = parseDateRange(filters);
   const interval = filters.interval;
   const range: DateRange = interval ? seriesRange(requested, interval, deps.clock.now()) : requested;
-  const db = deps.store.db;
+  const db = await deps.store.reader();
   // The top users start once the counts are read (they say how many high-risk interactions there
   // are), on a connection of their own: beside the series on PostgreSQL, after it on the embedded store.
   const withTopUsers = (groups: GroupRow[]) => ({ groups, users: boundedTopUsers(db, ctx.tenantId, range, groups) });

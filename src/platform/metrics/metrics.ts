@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Deps } from '../deps.js';
 import { queueGauges } from './queue-gauges.js';
+import { replicaGauges } from './replica-gauges.js';
 
 /*
  * The service's Prometheus metrics. Labels are bounded sets (route templates, methods, status
@@ -73,6 +74,7 @@ function storeGauges(deps: Deps): Registry {
     },
   });
   queueGauges(deps, registers);
+  if (deps.store.replica) replicaGauges(deps.store.replica, registers);
 
   return registry;
 }

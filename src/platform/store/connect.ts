@@ -1,4 +1,5 @@
 import type { Config } from '../../config/config.js';
+import { parseDatabaseUrl } from '../../config/database-url.js';
 import { StartupError } from '../../kernel/startup-error.js';
 import { isStoreUnavailable } from './store-errors.js';
 import { openStore, type Store } from './store.js';
@@ -19,7 +20,7 @@ export async function connectStore(config: Readonly<Config>, logger?: WarnLogger
   });
   if (store.kind === 'pglite') return store;
 
-  const target = describeDatabase(config.store.databaseUrl!);
+  const target = parseDatabaseUrl(config.store.databaseUrl!).description;
   const deadline = Date.now() + config.store.connectTimeoutMs;
   for (let delayMs = 250, warned = false; ; delayMs = Math.min(delayMs * 2, 2000)) {
     try {
@@ -37,12 +38,6 @@ export async function connectStore(config: Readonly<Config>, logger?: WarnLogger
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }
-}
-
-/** host:port/database, never the credentials. */
-function describeDatabase(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
 }
 
 function reasonOf(error: unknown): string {

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
+import { LOCK_IDS } from '../../kernel/lock-ids.js';
 import { SERVICE_VERSION, majorOf } from '../../kernel/version.js';
 import { migrations } from './migrations/index.js';
 import { asTableOwner } from './tenant-scope.js';
@@ -11,12 +12,19 @@ export class MigrationRefusedError extends Error {}
  * Brings the schema up to date. Migrations of the same major run at start-up; a database left
  * by the previous major needs the explicit `migrate` command; a jump over a major, or a
  * database written by a newer major, is refused.
+ *
+ * All of it is one transaction, which holds the migration lock (replicas starting together
+ * migrate one after the other): it works through a transaction-pooling PgBouncer, and a failure
+ * leaves neither a half-migrated schema nor a lock behind.
  */
 export async function migrate(
   db: Kysely<Database>,
   options: { allowMajorUpgrade?: boolean; version?: string } = {},
 ): Promise<{ applied: string[] }> {
-  return asTableOwner(() => migrateAsOwner(db, options));
+  return asTableOwner(() => db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${LOCK_IDS.migrations})`.execute(trx);
+    return migrateAsOwner(trx, options);
+  }));
 }
 
 async function migrateAsOwner(

@@ -2,44 +2,52 @@ import {
   CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type KyselyPlugin, type QueryResult,
   type QueryId,
 } from 'kysely';
-import { currentScope, scopeSetting, type TenantScope } from './tenant-scope.js';
+import {
+  type ScopeSettings, beginStatement, beginWithSettings, sameSettings, setSettings, settingsOf,
+} from './scope-settings.js';
+import { currentScope, type TenantScope } from './tenant-scope.js';
 
-/** The role the service's queries run as: not superuser, not the tables' owner, no BYPASSRLS. */
-export const SERVICE_ROLE = 'ugs_app';
-/** The setting row-level security reads the current work's tenants from. */
-export const TENANTS_SETTING = 'ugs.tenant_ids';
+export { SERVICE_ROLE, TENANTS_SETTING } from './scope-settings.js';
 
-interface Settings {
-  role: string;
-  tenants: string;
-}
+/**
+ * Where a connection keeps its scope's settings:
+ * - `session`: the embedded store's one connection, that nothing else shares. The settings are
+ *   sent only when they change on it; they are set at session level before a transaction starts
+ *   (with SET LOCAL when a query inside one needs others), so a rolled-back transaction never
+ *   leaves the cached state wrong.
+ * - `transaction`: PostgreSQL, possibly through a transaction-pooling PgBouncer that hands a
+ *   server connection to another client after every transaction. The settings live in a
+ *   transaction only (`set_config(..., true)`): sent with its `begin`, and a statement outside a
+ *   transaction runs in one of its own. Nothing is left on a server connection for the next
+ *   client, and nothing is assumed of what the last one left.
+ */
+export type ScopeMode = 'session' | 'transaction';
 
 interface ConnectionState {
-  /** What the session holds, as far as this process set it (undefined: not yet known). */
-  session?: Settings;
-  /** Inside a transaction whose scope differs from the session's: what SET LOCAL holds. */
-  local?: Settings;
+  /** Session mode: what the session holds, as far as this process set it (undefined: not yet known). */
+  session?: ScopeSettings;
+  /** Inside a transaction: what it holds locally (undefined: nothing yet, the session's). */
+  local?: ScopeSettings;
   inTransaction: boolean;
 }
 
+/** Statements PostgreSQL refuses inside a transaction block; in the owner's scope they run as they are. */
+const OUTSIDE_TRANSACTIONS = /^\s*vacuum\b/i;
+
 /**
  * Wraps a dialect's driver so that every query runs as the service role with the tenants of the
- * current scope (tenant-scope.ts), or as the connecting role for the owner's work. The settings
- * are sent only when they change on that connection: a connection that served the same tenant
- * before costs nothing more. They are set at session level before a transaction starts (and
- * with SET LOCAL when a query inside one needs others), so a rolled-back transaction never
- * leaves the cached state wrong.
+ * current scope (tenant-scope.ts), or as the connecting role for the owner's work.
  */
-export function scopedConnections(dialect: Dialect): Dialect {
+export function scopedConnections(dialect: Dialect, mode: ScopeMode = 'session'): Dialect {
   return {
-    createDriver: () => scopedDriver(dialect.createDriver()),
+    createDriver: () => scopedDriver(dialect.createDriver(), mode),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createAdapter: () => dialect.createAdapter(),
     createIntrospector: (db) => dialect.createIntrospector(db),
   };
 }
 
-function scopedDriver(driver: Driver): Driver {
+function scopedDriver(driver: Driver, mode: ScopeMode): Driver {
   const states = new WeakMap<DatabaseConnection, ConnectionState>();
   const wrappers = new WeakMap<DatabaseConnection, DatabaseConnection>();
   const inners = new WeakMap<DatabaseConnection, DatabaseConnection>();
@@ -49,17 +57,19 @@ function scopedDriver(driver: Driver): Driver {
     return state;
   };
   const innerOf = (connection: DatabaseConnection) => inners.get(connection) ?? connection;
+  const scoped = mode === 'session' ? sessionScoped : transactionScoped;
 
   const wrap = (inner: DatabaseConnection): DatabaseConnection => {
     let wrapper = wrappers.get(inner);
     if (wrapper) return wrapper;
     wrapper = {
-      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-        await applyScope(inner, stateOf(inner), query);
-        return inner.executeQuery<R>(query);
-      },
+      executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> =>
+        scoped(inner, stateOf(inner), query, () => inner.executeQuery<R>(query)),
       streamQuery: async function* <R>(query: CompiledQuery, chunkSize: number) {
-        await applyScope(inner, stateOf(inner), query);
+        const state = stateOf(inner);
+        // A transaction of its own would have to outlive the generator's consumer: streams go in the caller's.
+        if (mode === 'transaction' && !state.inTransaction) throw new Error('a streamed query needs a transaction on PostgreSQL');
+        await scoped(inner, state, query, async () => {});
         yield* inner.streamQuery<R>(query, chunkSize);
       },
     };
@@ -81,8 +91,15 @@ function scopedDriver(driver: Driver): Driver {
       const inner = innerOf(connection);
       const state = stateOf(inner);
       // Outside any scope the transaction may be one of a fixed scope (inFixedScope): its first query says.
-      if (currentScope()) await applyScope(inner, state);
-      await driver.beginTransaction(inner, settings);
+      const scope = currentScope();
+      if (mode === 'transaction' && scope) {
+        const wanted = settingsOf(scope);
+        await inner.executeQuery(beginWithSettings(beginStatement(settings), wanted));
+        state.local = wanted;
+      } else {
+        if (mode === 'session' && scope) await applySessionScope(inner, state, settingsOf(scope));
+        await driver.beginTransaction(inner, settings);
+      }
       state.inTransaction = true;
     },
     commitTransaction: async (connection) => {
@@ -103,7 +120,11 @@ function scopedDriver(driver: Driver): Driver {
       savepoint: (connection, name, compile) => driver.savepoint!(innerOf(connection), name, compile),
     }),
     ...(driver.rollbackToSavepoint && {
-      rollbackToSavepoint: (connection, name, compile) => driver.rollbackToSavepoint!(innerOf(connection), name, compile),
+      rollbackToSavepoint: async (connection, name, compile) => {
+        await driver.rollbackToSavepoint!(innerOf(connection), name, compile);
+        // A rolled-back savepoint takes back the settings made since: they are unknown again.
+        stateOf(innerOf(connection)).local = undefined;
+      },
     }),
     ...(driver.releaseSavepoint && {
       releaseSavepoint: (connection, name, compile) => driver.releaseSavepoint!(innerOf(connection), name, compile),
@@ -113,19 +134,52 @@ function scopedDriver(driver: Driver): Driver {
   };
 }
 
-async function applyScope(connection: DatabaseConnection, state: ConnectionState, query?: CompiledQuery): Promise<void> {
-  const setting = scopeSetting((query && fixedScopes.get(query.queryId)) ?? currentScope());
-  const wanted: Settings = { role: setting.owner ? 'none' : SERVICE_ROLE, tenants: setting.tenants };
-  const held = state.inTransaction ? state.local ?? state.session : state.session;
-  if (held && held.role === wanted.role && held.tenants === wanted.tenants) return;
-  const local = state.inTransaction;
-  await connection.executeQuery(CompiledQuery.raw(
-    `select set_config('role', $1, ${local}), set_config('${TENANTS_SETTING}', $2, ${local})`,
-    [wanted.role, wanted.tenants],
-  ));
-  if (local) state.local = wanted;
-  else state.session = wanted;
+const wantedFor = (query: CompiledQuery) => settingsOf(fixedScopes.get(query.queryId) ?? currentScope());
+
+type Scoped = <T>(connection: DatabaseConnection, state: ConnectionState, query: CompiledQuery, run: () => Promise<T>) => Promise<T>;
+
+const sessionScoped: Scoped = async (connection, state, query, run) => {
+  const wanted = wantedFor(query);
+  if (state.inTransaction) {
+    if (!sameSettings(state.local ?? state.session, wanted)) {
+      await connection.executeQuery(setSettings(wanted, true));
+      state.local = wanted;
+    }
+  } else {
+    await applySessionScope(connection, state, wanted);
+  }
+  return run();
+};
+
+async function applySessionScope(connection: DatabaseConnection, state: ConnectionState, wanted: ScopeSettings) {
+  if (sameSettings(state.session, wanted)) return;
+  await connection.executeQuery(setSettings(wanted, false));
+  state.session = wanted;
 }
+
+const transactionScoped: Scoped = async (connection, state, query, run) => {
+  const wanted = wantedFor(query);
+  if (state.inTransaction) {
+    if (!sameSettings(state.local, wanted)) {
+      await connection.executeQuery(setSettings(wanted, true));
+      state.local = wanted;
+    }
+    return run();
+  }
+  if (wanted.role === 'none' && OUTSIDE_TRANSACTIONS.test(query.sql)) return run();
+  // Sent together: on a pipelining connection (the PostgreSQL pools) one round trip, as the
+  // statement alone would be. Read in order: a failed begin fails the statement's answer too.
+  const begun = connection.executeQuery(beginWithSettings('begin', wanted));
+  const ran = run();
+  const committed = connection.executeQuery<{ command?: string }>(CompiledQuery.raw('commit'));
+  const [begin, statement, commit] = await Promise.allSettled([begun, ran, committed]);
+  if (begin.status === 'rejected') throw begin.reason;
+  if (statement.status === 'rejected') throw statement.reason;
+  if (commit.status === 'rejected') throw commit.reason;
+  // PostgreSQL answers COMMIT with ROLLBACK when the transaction could not commit.
+  if (commit.value.rows[0]?.command === 'ROLLBACK') throw new Error('the statement\'s transaction was rolled back');
+  return statement.value;
+};
 
 const fixedScopes = new WeakMap<QueryId, TenantScope>();
 

@@ -1,9 +1,10 @@
-import { StoreUnavailableError } from './store.js';
+import { StoreUnavailableError } from './store-contract.js';
 
-// Connection failures of node-postgres, server shutdown (57P01-57P03), too many connections (53300).
+// Connection failures of node-postgres, server shutdown (57P01-57P03), too many connections (53300),
+// a write that reached a standby (25006: a primary demoted under an open connection).
 const STORE_DOWN_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
-  '57P01', '57P02', '57P03', '53300',
+  '57P01', '57P02', '57P03', '53300', '25006',
 ]);
 // node-postgres and pg-pool say most of these in words only. "not queryable" is what a ROLLBACK on a
 // client whose connection just broke throws, replacing the error of the query that broke it.

@@ -1,12 +1,11 @@
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../kernel/tables/database.js';
-import { LOCK_IDS } from '../../kernel/lock-ids.js';
+import { LEASES } from '../../kernel/lock-ids.js';
+import { withLease } from './leases.js';
 import { Poller } from '../poller.js';
 import type { Store } from './store.js';
 import { logFailure } from './store-outages.js';
-import { inFixedScope } from './scoped-connections.js';
-import { TABLE_OWNER } from './tenant-scope.js';
 
 /** How often the tables' state is read (ms). */
 const CHECK_EVERY_MS = 30_000;
@@ -78,7 +77,7 @@ const embeddedStates = sql<TableState>`
 
 /**
  * Keeps the service's tables analyzed and vacuumed when nothing else does (one replica at a
- * time). Logs each table it acts on: with autovacuum on and keeping up, it never acts.
+ * time: a lease). Logs each table it acts on: with autovacuum on and keeping up, it never acts.
  */
 export class StoreUpkeepWorker {
   private readonly poller: Poller;
@@ -97,20 +96,18 @@ export class StoreUpkeepWorker {
   }
 
   private async upkeep(): Promise<boolean> {
-    await inFixedScope(this.store.db, TABLE_OWNER).connection().execute(async (connection) => {
-      if (!(await takeLock(connection))) return;
+    await withLease(this.store.db, LEASES.storeUpkeep, () => this.store.withSession(async (connection) => {
       // On PostgreSQL, at autovacuum's own pace, so requests do not queue on the disk (a session
-      // setting: VACUUM runs outside any transaction). The embedded store's single connection
-      // serves the requests too: its ANALYZE is better over at once.
+      // setting: VACUUM runs outside any transaction, on the session's own connection). The
+      // embedded store's single connection serves the requests too: its ANALYZE is better over at once.
       const paced = this.store.kind === 'postgres';
       if (paced) await sql`set vacuum_cost_delay = '2ms'`.execute(connection);
       try {
         await this.run(connection);
       } finally {
         if (paced) await sql`reset vacuum_cost_delay`.execute(connection);
-        await sql`select pg_advisory_unlock(${LOCK_IDS.storeUpkeep})`.execute(connection);
       }
-    });
+    }));
     return false;
   }
 
@@ -125,9 +122,4 @@ export class StoreUpkeepWorker {
         embedded ? 'table statistics refreshed' : 'table upkeep done where autovacuum had not');
     }
   }
-}
-
-async function takeLock(connection: Kysely<Database>): Promise<boolean> {
-  const { rows: [lock] } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${LOCK_IDS.storeUpkeep}) as locked`.execute(connection);
-  return lock?.locked === true;
 }

@@ -18,6 +18,7 @@ import * as m0016 from './0016_rate_limits.js';
 import * as m0017 from './0017_row_level_security.js';
 import * as m0018 from './0018_single_sign_on.js';
 import * as m0019 from './0019_scim.js';
+import * as m0020 from './0020_service_leases.js';
 
 /** Every migration, in order. Add new ones at the end; never rename or edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017_row_level_security': m0017,
   '0018_single_sign_on': m0018,
   '0019_scim': m0019,
+  '0020_service_leases': m0020,
 };
