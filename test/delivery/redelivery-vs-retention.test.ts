@@ -43,6 +43,9 @@ describe.each(STORES)('redelivery of a delivery the history still lists [%s]', (
     const event = await emitEvent(h, t.tenantId, 'policy.deleted', { id: 'p1' });
     await withDeliveryWorker(h, async () => {
       await expect.poll(async () => (await historyOf(h, t, hook.id)).total).toBe(1);
+      // The attempt is listed as soon as it is recorded; its job goes just after. Moving the clock
+      // before that would expire the job's lease and have it delivered a second time.
+      await expect.poll(async () => (await jobsOf(h, t.tenantId, hook.id)).length).toBe(0);
       // 18 hours later the receiver's owner asks for the event again: a second attempt, 18 h younger.
       h.clock.advance(18 * HOUR_MS);
       const [first] = (await historyOf(h, t, hook.id)).deliveries;
