@@ -23,7 +23,7 @@ import * as m0020 from './0020_service_leases.js';
 /**
  * A migration: `up` runs in a transaction of its own, unless it exports `transactional = false`
  * (for `CREATE INDEX CONCURRENTLY`, online.ts), in which case each statement must be safe to run
- * again. Rules for new ones (docs/operations.md, "Writing a migration"): expand, then contract a
+ * again. Rules for new ones (docs/migrations.md): expand, then contract a
  * release later; nothing that holds a lock writers wait on for long (`npm run check:migrations`).
  */
 export interface ServiceMigration {
