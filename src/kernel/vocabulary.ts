@@ -7,6 +7,12 @@ export const DIRECTIONS = ['outbound', 'inbound'] as const;
 export const SOURCES = ['browser_extension', 'proxy', 'endpoint_agent', 'api'] as const;
 export const POLICY_ACTIONS = ['block', 'coach', 'log'] as const;
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+/**
+ * The body formats of a webhook's deliveries (docs/siem.md): `standard`, the service's envelope;
+ * `ocsf`, an OCSF 1.3 event. `splunk_hec` and `syslog` are announced, not built yet.
+ */
+export const WEBHOOK_FORMATS = ['standard', 'ocsf'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 /** Size caps of one interaction. */
 export const LIMITS = {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { AppError } from '../../src/kernel/errors.js';
+import { WEBHOOK_FORMATS } from '../../src/kernel/vocabulary.js';
 import { blockedAddressReason } from '../../src/modules/delivery/target-guard.js';
 import { checkWebhookUrl } from '../../src/modules/webhooks/webhooks.validation.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
@@ -130,8 +131,13 @@ describe('address rule (property tests)', () => {
       `${o[0]}.${(o[1]! << 16) + (o[2]! << 8) + o[3]!}`, `[::ffff:${o.join('.')}]`,
     ];
   };
-  const refusedAtCreate = async (host: string) =>
-    checkWebhookUrl(strict, `https://${host}/hook`).then(() => false, (error: unknown) => error instanceof AppError && error.code === 'validation_error');
+  /** Whether every format refuses the host (the address rules are the same for all); a format that disagrees fails. */
+  const refusedAtCreate = async (host: string) => {
+    const verdicts = await Promise.all(WEBHOOK_FORMATS.map((format) => checkWebhookUrl(strict, `https://${host}/hook`, format)
+      .then(() => false, (error: unknown) => error instanceof AppError && error.code === 'validation_error')));
+    expect(new Set(verdicts).size, host).toBe(1);
+    return verdicts[0]!;
+  };
 
   it('refuses every spelling of loopback, private, link-local, CGNAT and multicast IPv4 addresses', async () => {
     const blockedRanges: Array<[number, number, number]> = [[127, 0, 8], [10, 0, 8], [172, 16, 12], [192, 168, 16], [169, 254, 16], [100, 64, 10], [224, 0, 4], [0, 0, 8]];
