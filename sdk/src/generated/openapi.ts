@@ -3762,6 +3762,7 @@ export interface components {
          * @example {
          *       "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
          *       "url": "https://siem.example.com/hooks/ai-usage",
+         *       "format": "ocsf",
          *       "events": [
          *         "alert.created",
          *         "interaction.policy_violated"
@@ -3784,6 +3785,11 @@ export interface components {
             /** @description Prefix `whk_` */
             id: string;
             url: string;
+            /**
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet
+             * @enum {string}
+             */
+            format: "standard" | "ocsf";
             events: string[];
             active: boolean;
             description: string;
@@ -3806,6 +3812,7 @@ export interface components {
          * @description A new webhook: where to send which events.
          * @example {
          *       "url": "https://siem.example.com/hooks/ai-usage",
+         *       "format": "ocsf",
          *       "events": [
          *         "alert.created",
          *         "interaction.policy_violated"
@@ -3820,6 +3827,11 @@ export interface components {
         WebhookCreate: {
             /** @description An https:// URL whose host resolves only to public addresses */
             url: string;
+            /**
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet. A create without it: `standard`
+             * @enum {string}
+             */
+            format?: "standard" | "ocsf";
             /** @description Subscribed event types (at least one) */
             events: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry")[];
             description?: string;
@@ -3837,12 +3849,18 @@ export interface components {
          *       "active": true,
          *       "events": [
          *         "alert.created"
-         *       ]
+         *       ],
+         *       "format": "ocsf"
          *     }
          */
         WebhookUpdate: {
             /** @description An https:// URL whose host resolves only to public addresses */
             url?: string;
+            /**
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet. A create without it: `standard`
+             * @enum {string}
+             */
+            format?: "standard" | "ocsf";
             /** @description Subscribed event types (at least one) */
             events?: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry")[];
             description?: string;
@@ -3859,6 +3877,7 @@ export interface components {
          * @example {
          *       "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
          *       "url": "https://siem.example.com/hooks/ai-usage",
+         *       "format": "ocsf",
          *       "events": [
          *         "alert.created",
          *         "interaction.policy_violated"
@@ -3882,6 +3901,11 @@ export interface components {
             /** @description Prefix `whk_` */
             id: string;
             url: string;
+            /**
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet
+             * @enum {string}
+             */
+            format: "standard" | "ocsf";
             events: string[];
             active: boolean;
             description: string;
@@ -3909,6 +3933,7 @@ export interface components {
          *         {
          *           "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
          *           "url": "https://siem.example.com/hooks/ai-usage",
+         *           "format": "ocsf",
          *           "events": [
          *             "alert.created",
          *             "interaction.policy_violated"
@@ -3945,6 +3970,7 @@ export interface components {
          *       "event_id": "evt_0195b1d4405b7c43d4e56f7a8b9cad10",
          *       "attempt": 1,
          *       "test": false,
+         *       "format": "ocsf",
          *       "status_code": 200,
          *       "response_time_ms": 87,
          *       "success": true
@@ -3961,6 +3987,11 @@ export interface components {
             attempt: number;
             /** @description Made by the test operation */
             test: boolean;
+            /**
+             * @description The body format the attempt was sent in: its webhook's format at that moment
+             * @enum {string}
+             */
+            format: "standard" | "ocsf";
             /** @description HTTP status of the answer; 0 when none came */
             status_code: number;
             response_time_ms: number;
@@ -3979,6 +4010,7 @@ export interface components {
          *           "event_id": "evt_0195b1d4405b7c43d4e56f7a8b9cad10",
          *           "attempt": 1,
          *           "test": false,
+         *           "format": "ocsf",
          *           "status_code": 200,
          *           "response_time_ms": 87,
          *           "success": true
@@ -7047,6 +7079,7 @@ export interface operations {
                      *         {
                      *           "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
                      *           "url": "https://siem.example.com/hooks/ai-usage",
+                     *           "format": "ocsf",
                      *           "events": [
                      *             "alert.created",
                      *             "interaction.policy_violated"
@@ -7091,6 +7124,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "url": "https://siem.example.com/hooks/ai-usage",
+                 *       "format": "ocsf",
                  *       "events": [
                  *         "alert.created",
                  *         "interaction.policy_violated"
@@ -7120,6 +7154,7 @@ export interface operations {
                      * @example {
                      *       "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
                      *       "url": "https://siem.example.com/hooks/ai-usage",
+                     *       "format": "ocsf",
                      *       "events": [
                      *         "alert.created",
                      *         "interaction.policy_violated"
@@ -7176,6 +7211,7 @@ export interface operations {
                      * @example {
                      *       "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
                      *       "url": "https://siem.example.com/hooks/ai-usage",
+                     *       "format": "ocsf",
                      *       "events": [
                      *         "alert.created",
                      *         "interaction.policy_violated"
@@ -7221,7 +7257,8 @@ export interface operations {
                  *       "active": true,
                  *       "events": [
                  *         "alert.created"
-                 *       ]
+                 *       ],
+                 *       "format": "ocsf"
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdate"];
@@ -7242,6 +7279,7 @@ export interface operations {
                      * @example {
                      *       "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
                      *       "url": "https://siem.example.com/hooks/ai-usage",
+                     *       "format": "ocsf",
                      *       "events": [
                      *         "alert.created",
                      *         "interaction.policy_violated"
@@ -7400,6 +7438,7 @@ export interface operations {
                      *           "event_id": "evt_0195b1d4405b7c43d4e56f7a8b9cad10",
                      *           "attempt": 1,
                      *           "test": false,
+                     *           "format": "ocsf",
                      *           "status_code": 200,
                      *           "response_time_ms": 87,
                      *           "success": true
