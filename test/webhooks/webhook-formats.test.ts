@@ -92,6 +92,11 @@ describe.each(STORES)('webhook formats in the API [%s]', (kind) => {
       expect(response.json().code).toBe('validation_error');
     }
     expect(await storedFormats(t)).toEqual([{ url: receiver.url(), format: 'standard' }]);
+
+    // A new URL alone is checked against the format kept.
+    const ocsf = await createWebhook(h, t, { url: receiver.url('/ocsf'), format: 'ocsf', events: ['user.invited'] });
+    const plain = await h.call('PUT', `/api/v1/webhooks/${ocsf.id}`, { token: t.adminToken, body: { url: 'http://127.0.0.1/ocsf' } });
+    expect(plain.json().details).toEqual([{ path: 'body.url', message: 'must be an https:// URL for the ocsf format' }]);
     expect(await auditOf(t, 'webhook.updated')).toHaveLength(0);
   });
 

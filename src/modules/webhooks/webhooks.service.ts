@@ -15,7 +15,7 @@ import {
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhooks.schemas.js';
 import type { WebhooksTable } from '../../kernel/tables/webhooks.js';
 import type { WebhookFormat } from '../../kernel/vocabulary.js';
-import { checkAuthToken, checkCustomHeaders, checkWebhookUrl, uniqueEvents } from './webhooks.validation.js';
+import { checkAuthToken, checkCustomHeaders, checkUrlShape, checkWebhookUrl, uniqueEvents } from './webhooks.validation.js';
 
 /** How long the secret before a rotation keeps signing beside the new one. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -98,8 +98,9 @@ export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string,
     const format = input.format ?? (kept?.format as WebhookFormat | undefined);
     const url = input.url ?? kept?.url;
     if (format === undefined || url === undefined) throw notFound('Webhook');
-    patch.url = await checkWebhookUrl(deps.config, url, format);
-    patch.format = format;
+    await checkWebhookUrl(deps.config, url, format);
+    if (input.url !== undefined) patch.url = input.url;
+    if (input.format !== undefined) patch.format = input.format;
   }
   if (input.events !== undefined) patch.events = JSON.stringify(uniqueEvents(input.events));
   if (input.description !== undefined) patch.description = input.description;
@@ -111,6 +112,10 @@ export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string,
     await lockSubscriptionChanges(tx, ctx.tenantId);
     const stored = await findWebhook(tx, ctx.tenantId, id, true);
     if (!stored) throw notFound('Webhook');
+    // The half kept was read before the lock: the pair is checked again as it will be stored, without a lookup.
+    if (patch.url !== undefined || patch.format !== undefined) {
+      checkUrlShape(patch.url ?? stored.url, (patch.format ?? stored.format) as WebhookFormat);
+    }
     const current = openWebhookSecrets(keys, stored);
     if (headers !== undefined || authToken !== undefined || !stored.secrets_sealed) {
       Object.assign(patch, sealWebhookSecrets(keys, {

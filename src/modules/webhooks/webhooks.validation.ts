@@ -16,6 +16,16 @@ const FORMAT_SCHEMES: Record<WebhookFormat, { protocol: string; shape: string }>
  * format. The same address rule runs again whenever a delivery connects, since DNS answers change.
  */
 export async function checkWebhookUrl(config: Readonly<Config>, raw: string, format: WebhookFormat): Promise<string> {
+  const url = checkUrlShape(raw, format);
+  if (!config.webhooks.allowPrivateTargets) {
+    const problem = await checkTargetHost(url.hostname);
+    if (problem) throw validationError('body.url', `host ${url.hostname} ${problem}`);
+  }
+  return raw;
+}
+
+/** The checks of a URL that need no lookup: absolute, the format's scheme, no credentials. */
+export function checkUrlShape(raw: string, format: WebhookFormat): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -27,11 +37,7 @@ export async function checkWebhookUrl(config: Readonly<Config>, raw: string, for
   if (url.username || url.password) {
     throw validationError('body.url', 'must not contain credentials; use auth_token or headers');
   }
-  if (!config.webhooks.allowPrivateTargets) {
-    const problem = await checkTargetHost(url.hostname);
-    if (problem) throw validationError('body.url', `host ${url.hostname} ${problem}`);
-  }
-  return raw;
+  return url;
 }
 
 /** Names a custom header may not use: the service's own and the connection's. */

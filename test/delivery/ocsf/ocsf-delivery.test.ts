@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../../sdk/src/index.js';
 import { freshSample } from '../../../src/edge/event-catalog/event-samples.js';
 import { EVENT_TYPES, type EventType } from '../../../src/platform/outbox/event-types.js';
 import { causeEveryEvent } from '../../helpers/every-event.js';
@@ -46,6 +47,8 @@ describe.each(STORES)('ocsf webhooks [%s]', (kind) => {
     expect(check(body), request.rawBody.toString('utf8')).toEqual([]);
     expect(verifyGithubStyle(secret, request.rawBody, request.headers['x-service-signature'])).toBe(true);
     expect(verifyStandard(secret, request)).toEqual(body);
+    // The SDK's check holds for any body: it returns the JSON it verified.
+    expect(verifyWebhook(request.rawBody, request.headers, secret)).toEqual(body);
     expect(request.headers).toMatchObject({
       'content-type': 'application/json',
       'x-service-event': body.metadata.event_code,
