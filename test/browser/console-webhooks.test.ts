@@ -169,6 +169,7 @@ describe.skipIf(!chromiumFound).each(STORES)('console webhooks [%s]', (kind) => 
       await page.getByRole('link', { name: '← Webhooks' }).click();
       const listRow = page.getByRole('row').filter({ hasText: receiver.url(path) });
       await expect.poll(() => listRow.textContent()).toContain('SIEM intake (eu)');
+      expect(await listRow.textContent()).toContain('OCSF 1.3');
       await screenshot(page, 'webhooks');
       await listRow.getByRole('link', { name: receiver.url(path) }).click();
       await page.getByRole('button', { name: 'Delete' }).click();
