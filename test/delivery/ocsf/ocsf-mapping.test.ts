@@ -214,6 +214,8 @@ describe('sending in a format', () => {
     const outcome = await sendInFormat(sender, 'ocsf', '{"id":"evt_1","event_type":"user.invited"}', () => ({ url: 'https://x.test/', headers: {} }));
     expect(outcome).toMatchObject({ statusCode: 0, success: false, error: expect.stringContaining('could not be written in the ocsf format') });
     expect(sent).toEqual([]);
+    const garbled = await sendInFormat(sender, 'ocsf', '{"id":"evt_1","data":"4111 1111', () => ({ url: 'https://x.test/', headers: {} }));
+    expect(garbled.error).toBe('the event could not be written in the ocsf format: the stored event is not JSON');
     const ok = await sendInFormat(sender, 'ocsf', JSON.stringify(sampleOf('user.invited')), (body) => ({ url: 'https://x.test/', headers: { length: String(body.length) } }));
     expect(ok.success).toBe(true);
     expect(sent).toHaveLength(1);

@@ -16,7 +16,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 type Schema = Record<string, unknown>;
 
-const string: Schema = { type: 'string' };
+/** string_t: at most 65,535 characters. */
+const string: Schema = { type: 'string', maxLength: 65_535 };
 const integer: Schema = { type: 'integer' };
 const boolean: Schema = { type: 'boolean' };
 /** timestamp_t: milliseconds since the epoch. */
@@ -25,8 +26,8 @@ const timestamp: Schema = { type: 'integer', minimum: 0 };
 const json: Schema = {};
 /** An object the service does not emit. */
 const anyObject: Schema = { type: 'object' };
-const ip: Schema = { type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] };
-const email: Schema = { type: 'string', pattern: '^[^@\\s]+@[A-Za-z0-9-]+\\.[A-Za-z0-9.-]+$' };
+const ip: Schema = { type: 'string', maxLength: 40, anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] };
+const email: Schema = { type: 'string', maxLength: 65_535, pattern: '^[^@\\s]+@[A-Za-z0-9-]+\\.[A-Za-z0-9.-]+$' };
 const arrayOf = (items: Schema): Schema => ({ type: 'array', items });
 /** An integer enum: the values given, with 0 (Unknown) and 99 (Other) that every OCSF enum has. */
 const enumOf = (...values: number[]): Schema => ({ type: 'integer', enum: [...new Set([0, ...values, 99])] });
@@ -87,8 +88,8 @@ const networkEndpoint = object({
   name: string, uid: string, agent_list: arrayOf(anyObject), domain: string, hostname: string, hw_info: anyObject,
   instance_uid: string, interface_name: string, interface_uid: string, ip, location: anyObject, mac: string, os: anyObject,
   owner: user, subnet_uid: string, type: string, type_id: enumOf(...range(1, 15)), vlan_uid: string, vpc_uid: string,
-  zone: string, autonomous_system: anyObject, intermediate_ips: arrayOf(ip), proxy_endpoint: anyObject, port: integer,
-  svc_name: string,
+  zone: string, autonomous_system: anyObject, intermediate_ips: arrayOf(ip), proxy_endpoint: anyObject,
+  port: { type: 'integer', minimum: 0, maximum: 65_535 }, svc_name: string,
 }, [], atLeastOne('ip', 'uid', 'name', 'hostname', 'svc_name', 'instance_uid', 'interface_uid', 'interface_name'));
 
 const request = object({ containers: arrayOf(anyObject), data: json, flags: arrayOf(string), uid: string }, ['uid']);

@@ -14,7 +14,9 @@ export function renderBody(format: string, envelopeJson: string): string {
 /** An attempt whose body could not be made: recorded as failed (never sent), so that it is retried and visible. */
 export class RenderError extends Error {
   constructor(format: string, cause: unknown) {
-    super(`the event could not be written in the ${format} format: ${cause instanceof Error ? cause.message : String(cause)}`);
+    // A JSON parser's message quotes the text it read: never a piece of an event in the history.
+    const reason = cause instanceof SyntaxError ? 'the stored event is not JSON' : cause instanceof Error ? cause.message : 'unknown';
+    super(`the event could not be written in the ${format} format: ${reason}`);
   }
 }
 
