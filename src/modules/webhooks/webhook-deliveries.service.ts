@@ -25,9 +25,9 @@ export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId
 
 /**
  * One synchronous attempt with the catalog's sample of the requested type (fresh ids, the
- * attempt's time, the caller's tenant), in the webhook's format, signed like any other. It is recorded in the history but
- * never retried and never counts toward disabling; an inactive webhook can be tested too (to
- * check a receiver before enabling it again).
+ * attempt's time, the caller's tenant), in the webhook's format, signed like any other. It is
+ * recorded in the history but never retried and never counts toward disabling; an inactive
+ * webhook can be tested too (to check a receiver before enabling it again).
  */
 export async function testWebhook(
   deps: Deps, sender: Sender, sampleEvent: SampleEvent, ctx: RequestContext, webhookId: string, eventType: EventType,
