@@ -8439,7 +8439,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -8550,7 +8550,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -8674,7 +8674,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -8798,7 +8798,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -8918,7 +8918,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9013,7 +9013,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9108,7 +9108,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9203,7 +9203,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9298,7 +9298,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9401,7 +9401,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9504,7 +9504,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9591,7 +9591,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9694,7 +9694,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9797,7 +9797,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9894,7 +9894,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9990,7 +9990,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -10086,7 +10086,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -10173,7 +10173,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
