@@ -149,6 +149,8 @@ describe.each(STORES)('platforms [%s]', (kind) => {
     ['an unknown category', { status: 'blocked', category: 'chatbot' }, 'body.category'],
     ['an unknown risk tier', { status: 'blocked', risk_tier: 'critical' }, 'body.risk_tier'],
     ['a blank name', { status: 'blocked', name: '  ' }, 'body.name'],
+    ['a name with a NUL character', { status: 'blocked', name: 'a\u0000b' }, 'body.name'],
+    ['a name of 201 characters', { status: 'blocked', name: 'n'.repeat(201) }, 'body.name'],
   ])('refuses %s: 400 naming the field, nothing stored', async (_name, body, path) => {
     const t = await h.tenant();
     const response = await setStatus(t, 'openai', body);

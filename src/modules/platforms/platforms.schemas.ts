@@ -49,7 +49,8 @@ export const SetPlatformStatusBody = component('PlatformStatusUpdate', Type.Obje
   status: StringEnum(PLATFORM_STATUSES),
   note: Type.Optional(Type.String({ maxLength: LIMITS.platformNoteLength, pattern: STORABLE_TEXT_PATTERN,
     description: 'Why; replaces the previous note (left out: kept)' })),
-  name: Override(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+  // Not blank, and storable (no NUL, no lone surrogate).
+  name: Override(Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000\\p{Cs}]*[^\\s\\u0000\\p{Cs}][^\\u0000\\p{Cs}]*$' }),
     "The tenant's own name of the platform; null: the catalog's (left out: kept)"),
   category: Override(StringEnum(PLATFORM_CATEGORIES), "The tenant's own category; null: the catalog's (left out: kept)"),
   risk_tier: Override(StringEnum(RISK_TIERS), "The tenant's own risk tier; null: the catalog's (left out: kept)"),
