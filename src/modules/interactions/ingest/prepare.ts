@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import { uuidv7 } from '../../../kernel/ids.js';
 import { alertEvents, alertsFor, toAlertResponse } from '../../alerts/alerts.service.js';
 import { type EventEnvelope, toEnvelope } from '../../../platform/outbox/outbox.js';
-import { evaluate, type PolicyRule } from '../../policies/policies.evaluate.js';
+import { evaluate } from '../../policies/policies.evaluate.js';
 import type { TenantRules } from '../../policies/policies.cache.js';
 import { validateSignal } from '../../signals/signal-validation.js';
 import { toInteractionEventData } from '../interactions.mapper.js';
@@ -31,13 +31,12 @@ function withValidatedSignals(input: ValidInteraction): ValidInteraction {
 }
 
 /**
- * The decisions as a create answers them: each with its policy's message, when it has one. The
- * message is the policy's, not the interaction's: it is neither stored with the interaction nor
- * sent in its events.
+ * The decisions as a create answers them: each with its policy's message, when it has one
+ * (`messages`: by policy id). The message is the policy's, not the interaction's: it is neither
+ * stored with the interaction nor sent in its events.
  */
-function withMessages(decisions: PolicyDecision[], policies: readonly PolicyRule[]): PolicyDecision[] {
-  if (decisions.length === 0) return decisions;
-  const messages = new Map(policies.map((policy) => [policy.id, policy.message]));
+function withMessages(decisions: PolicyDecision[], messages: ReadonlyMap<string, string>): PolicyDecision[] {
+  if (messages.size === 0 || decisions.length === 0) return decisions;
   return decisions.map((decision) => {
     const message = messages.get(decision.policy_id);
     return message ? { ...decision, message } : decision;
@@ -46,7 +45,7 @@ function withMessages(decisions: PolicyDecision[], policies: readonly PolicyRule
 
 /** What storing some interactions of one tenant writes: rows, alerts and events, all built in memory. */
 export interface PreparedIngest {
-  /** As the API returns them and their events carry them. */
+  /** As the API answers them (with the policies' messages, which the rows and events leave out). */
   interactions: InteractionResponse[];
   /** As they are stored: the detected values encrypted, or only masked. */
   rows: StoredInteraction[];
@@ -66,6 +65,7 @@ export function prepareIngest(
   protection: ValueProtection,
 ): PreparedIngest {
   const { policies, platformStatuses } = rules;
+  const messages = new Map(policies.flatMap((policy) => (policy.message ? [[policy.id, policy.message] as const] : [])));
   const prepared: PreparedIngest = { interactions: [], rows: [], alerts: [], events: [] };
   const timestamp = now.toISOString();
   for (const raw of inputs) {
@@ -80,7 +80,7 @@ export function prepareIngest(
       classifications: protectedValues.map((c) => c.returned),
       policy_decisions: evaluate(policies, { ...input, platform_status: platformStatus }),
     };
-    const answered = withMessages(interaction.policy_decisions, policies);
+    const answered = withMessages(interaction.policy_decisions, messages);
     prepared.interactions.push(answered === interaction.policy_decisions ? interaction : { ...interaction, policy_decisions: answered });
     prepared.rows.push(protectedValues.length === 0 ? interaction
       : { ...interaction, classifications: protectedValues.map((c) => c.stored) });
