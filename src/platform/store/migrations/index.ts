@@ -20,6 +20,7 @@ import * as m0018 from './0018_single_sign_on.js';
 import * as m0019 from './0019_scim.js';
 import * as m0020 from './0020_service_leases.js';
 import * as m0021 from './0021_webhook_formats.js';
+import * as m0022 from './0022_platform_statuses.js';
 
 /**
  * A migration: `up` runs in a transaction of its own, unless it exports `transactional = false`
@@ -55,4 +56,5 @@ export const migrations: Record<string, ServiceMigration> = {
   '0019_scim': m0019,
   '0020_service_leases': m0020,
   '0021_webhook_formats': m0021,
+  '0022_platform_statuses': m0022,
 };
