@@ -1544,6 +1544,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "platform.discovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * platform.discovered event
+         * @description The tenant's first interaction on an AI platform was stored: sent once per tenant and platform, with that interaction's `interaction.created`, whatever the concurrency and the number of replicas. Platforms the tenant used before the service recorded sightings (releases before 0.8) are not announced. `data`: `platform_id`, `first_seen` (the interaction's timestamp), `user_id` (its user, or null) and `catalog` (whether the platform is in the catalog; `false` for an app the catalog lacks, the case to review first).
+         *
+         *     Delivered by POST, at least once: the same event may arrive more than once (deduplicate on `webhook-id`, the event id) and events may arrive out of order. An answer other than 2xx, or none within the timeout, is retried (5 attempts by default: immediately, then after 5 s, 30 s, 5 min and 30 min); after the last failed attempt the webhook is disabled and the admin who created it (or every admin) is emailed. When the webhook has an `auth_token`, the request also carries `Authorization: Bearer <auth_token>`, and any custom `headers` it was given. New fields may be added to events at any time: ignore those you do not know.
+         */
+        post: operations["platformDiscoveredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "audit.entry": {
         parameters: {
             query?: never;
@@ -1769,6 +1791,28 @@ export interface components {
              * @description The id of the deleted resource
              */
             id: string;
+        };
+        /**
+         * @description A tenant's first interaction on an AI platform
+         * @example {
+         *       "platform_id": "deepseek",
+         *       "first_seen": "2026-03-02T09:15:27.482Z",
+         *       "user_id": "01935a77-0c6e-7d2b-8a19-4e5f6a7b8c9d",
+         *       "catalog": true
+         *     }
+         */
+        PlatformDiscoveredEventData: {
+            /** @description The platform's id, as interactions carry it (`GET /platforms` lists it) */
+            platform_id: string;
+            /**
+             * Format: date-time
+             * @description The timestamp of the tenant's first interaction on it
+             */
+            first_seen: string;
+            /** @description The user of that interaction, or null */
+            user_id: string | null;
+            /** @description Whether the platform is in the catalog; false for an app the catalog lacks */
+            catalog: boolean;
         };
         /**
          * @description The audit entry as the API returns it
@@ -2627,6 +2671,42 @@ export interface components {
              */
             tenant_id: string;
             data: components["schemas"]["DeletedEventData"];
+        };
+        /**
+         * PlatformDiscoveredEvent
+         * @description The tenant's first interaction on an AI platform was stored: sent once per tenant and platform, with that interaction's `interaction.created`, whatever the concurrency and the number of replicas. Platforms the tenant used before the service recorded sightings (releases before 0.8) are not announced. `data`: `platform_id`, `first_seen` (the interaction's timestamp), `user_id` (its user, or null) and `catalog` (whether the platform is in the catalog; `false` for an app the catalog lacks, the case to review first).
+         * @example {
+         *       "id": "evt_01935c1e8e2373d1a9b84c5d6e7f8091",
+         *       "timestamp": "2026-03-02T09:15:27.482Z",
+         *       "event_type": "platform.discovered",
+         *       "tenant_id": "01935c1e-7a40-7c1a-9b2e-3f4d5a6b7c8d",
+         *       "data": {
+         *         "platform_id": "deepseek",
+         *         "first_seen": "2026-03-02T09:15:27.482Z",
+         *         "user_id": "01935a77-0c6e-7d2b-8a19-4e5f6a7b8c9d",
+         *         "catalog": true
+         *       }
+         *     }
+         */
+        PlatformDiscoveredEvent: {
+            /** @description The event id, prefix `evt_`: the same on every attempt and redelivery, also sent as `X-Service-Event-Id` and `webhook-id`; deduplicate on it */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change that caused the event was made (ISO 8601, UTC)
+             */
+            timestamp: string;
+            /**
+             * @description The event type, also sent as `X-Service-Event`
+             * @enum {string}
+             */
+            event_type: "platform.discovered";
+            /**
+             * Format: uuid
+             * @description The tenant (organisation) the event belongs to
+             */
+            tenant_id: string;
+            data: components["schemas"]["PlatformDiscoveredEventData"];
         };
         /**
          * AuditEntryEvent
@@ -4000,7 +4080,7 @@ export interface components {
              */
             format?: "standard" | "ocsf";
             /** @description Subscribed event types (at least one) */
-            events: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry")[];
+            events: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry")[];
             description?: string;
             active?: boolean;
             /** @description Custom headers sent with each delivery; they may not replace the service's own headers */
@@ -4029,7 +4109,7 @@ export interface components {
              */
             format?: "standard" | "ocsf";
             /** @description Subscribed event types (at least one) */
-            events?: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry")[];
+            events?: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry")[];
             description?: string;
             active?: boolean;
             /** @description Custom headers sent with each delivery; they may not replace the service's own headers */
@@ -4200,7 +4280,7 @@ export interface components {
          */
         WebhookTest: {
             /** @enum {string} */
-            event_type: "interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry";
+            event_type: "interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry";
         };
         /**
          * @description The outcome of a test delivery (also kept in the delivery history).
@@ -4508,7 +4588,7 @@ export interface components {
                  * @description The event type, as webhooks subscribe to it
                  * @enum {string}
                  */
-                type: "interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry";
+                type: "interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry";
                 /** @description When the event is emitted and what its `data` is */
                 description: string;
                 /** @description JSON Schema of the whole delivery body (the envelope with its `data`); open to new fields */
@@ -10402,6 +10482,96 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["UserDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature does not verify (or the timestamp is stale): the receiver refuses the request. Like any answer other than 2xx, it counts as a failed attempt and is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid signature"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Why the request was refused */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Accepted: any 2xx answer within the timeout (5 s by default) completes the delivery; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    platformDiscoveredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the hex HMAC-SHA256 of the raw request body, keyed with the whole signing secret string (`whsec_...`, as returned at creation). Verify it like GitHub's: compute the same HMAC over the bytes received (not re-serialised JSON) and compare in constant time. Always made with the newest secret. The example is computed over the example body with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
+                 * @example sha256=c0e1951a5e9394e7c0cf71d589c452c99e954a2cc73addb5d1710e658cd48f7e
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The event type (`event_type` of the body).
+                 * @example platform.discovered
+                 */
+                "X-Service-Event": "platform.discovered";
+                /**
+                 * @description The event id (`id` of the body): the same on every attempt and redelivery of the event.
+                 * @example evt_01935c1e8e2373d1a9b84c5d6e7f8091
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description The id of this attempt, as the webhook's delivery history lists it (`GET /webhooks/{id}/deliveries`).
+                 * @example dlv_01935c1e8e3b7c02b1a4d5e6f7a8b9c0
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description Standard Webhooks message id: the event id. Deduplicate on it.
+                 * @example evt_01935c1e8e2373d1a9b84c5d6e7f8091
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks timestamp: the attempt's time in seconds since the Unix epoch. Refuse a request whose timestamp is too far from your clock (Standard Webhooks libraries allow 5 minutes): that stops replays.
+                 * @example 1772442927
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signatures, separated by spaces: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the secret after `whsec_`. Accept the request when any of them matches (constant-time compare): for 24 hours after a secret rotation the previous secret signs too. Any Standard Webhooks library verifies it (`new Webhook(secret).verify(body, headers)`), the timestamp included. The example is computed with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
+                 * @example v1,hr5nxr99M/fuYGVXF4EyNH2owTn7Oh5dASqH31SufqM=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01935c1e8e2373d1a9b84c5d6e7f8091",
+                 *       "timestamp": "2026-03-02T09:15:27.482Z",
+                 *       "event_type": "platform.discovered",
+                 *       "tenant_id": "01935c1e-7a40-7c1a-9b2e-3f4d5a6b7c8d",
+                 *       "data": {
+                 *         "platform_id": "deepseek",
+                 *         "first_seen": "2026-03-02T09:15:27.482Z",
+                 *         "user_id": "01935a77-0c6e-7d2b-8a19-4e5f6a7b8c9d",
+                 *         "catalog": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlatformDiscoveredEvent"];
             };
         };
         responses: {
