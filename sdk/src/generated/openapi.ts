@@ -648,6 +648,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/platforms/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which AI platforms staff use
+         * @description Each platform with at least one interaction in the period (`start_date`, `end_date`: inclusive, optional; none is the whole history): its interactions, distinct users, high-risk interactions (`risk_score >= 0.7`), first and last interaction in the period, and the tenant's status now; most interactions first. The counts are those of `GET /interactions?platform_id=…` over the same dates, read from the aggregates.
+         *
+         *     Access: users with the role `admin` or `viewer`; API keys cannot call it.
+         */
+        get: operations["getPlatformUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/platforms/{platform_id}/status": {
         parameters: {
             query?: never;
@@ -663,6 +685,28 @@ export interface paths {
          *     Access: users with the role `admin`; API keys cannot call it.
          */
         put: operations["setPlatformStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/people/risk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rank people by risk
+         * @description The `user_id`s of the period's interactions (members or not) with a score above zero, highest first: `score = high_risk + 2 x violations + 5 x sensitive_types + 10 x unsanctioned_platforms`, with each figure. `start_date`, `end_date`: inclusive, optional (none: the whole history). A period of more than 1,000,000 interactions is a 400: narrow it. Paginated like every list.
+         *
+         *     Access: users with the role `admin` or `viewer`; API keys cannot call it.
+         */
+        get: operations["listPeopleAtRisk"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -3720,6 +3764,62 @@ export interface components {
             risk_tier?: ("low" | "medium" | "high") | null;
         };
         /**
+         * @description The use of one AI platform in a period: `first_seen` and `last_seen` are the timestamps of its first and last interaction within the period.
+         * @example {
+         *       "platform_id": "openai",
+         *       "interactions": 18412,
+         *       "users": 311,
+         *       "high_risk": 1204,
+         *       "first_seen": "2026-03-01T07:02:11.000Z",
+         *       "last_seen": "2026-03-31T22:48:05.000Z",
+         *       "status": "sanctioned"
+         *     }
+         */
+        PlatformUsage: {
+            /** @description The platform_id of the interactions (`GET /platforms` describes it) */
+            platform_id: string;
+            /** @description Interactions on the platform in the period: what `GET /interactions?platform_id=…` counts over the same dates */
+            interactions: number;
+            /** @description Distinct `user_id`s of those interactions (members or not; interactions without one count for no one) */
+            users: number;
+            /** @description Those of `risk_score >= 0.7`, the stats' high-risk threshold */
+            high_risk: number;
+            /** Format: date-time */
+            first_seen: string;
+            /** Format: date-time */
+            last_seen: string;
+            /**
+             * @description The tenant's status of the platform now; `unsanctioned` until set
+             * @enum {string}
+             */
+            status: "sanctioned" | "unsanctioned" | "blocked";
+        };
+        /**
+         * @description The platforms used in the period (at least one interaction), most interactions first, ties by id.
+         * @example {
+         *       "start_date": "2026-03-01T00:00:00.000Z",
+         *       "end_date": "2026-03-31T23:59:59.999Z",
+         *       "platforms": [
+         *         {
+         *           "platform_id": "openai",
+         *           "interactions": 18412,
+         *           "users": 311,
+         *           "high_risk": 1204,
+         *           "first_seen": "2026-03-01T07:02:11.000Z",
+         *           "last_seen": "2026-03-31T22:48:05.000Z",
+         *           "status": "sanctioned"
+         *         }
+         *       ],
+         *       "total": 1
+         *     }
+         */
+        PlatformUsageList: {
+            start_date: string | null;
+            end_date: string | null;
+            platforms: components["schemas"]["PlatformUsage"][];
+            total: number;
+        };
+        /**
          * @description Raised when an interaction matches a policy; open until an administrator resolves it.
          * @example {
          *       "id": "0195b1d4-2e40-7a21-b2c3-4d5e6f7a8b06",
@@ -4800,6 +4900,60 @@ export interface components {
                 /** @description Interactions of the user in the range */
                 total: number;
             }[] | null;
+        };
+        /**
+         * @description One person's risk over a period: the score and the figures it is made of (docs/platforms.md, "People at risk").
+         * @example {
+         *       "user_id": "0195a3c2-7a11-7c52-8e4b-2d3f5a7b9c02",
+         *       "score": 79,
+         *       "high_risk": 12,
+         *       "violations": 6,
+         *       "sensitive_types": 3,
+         *       "unsanctioned_platforms": 4
+         *     }
+         */
+        PersonRisk: {
+            /**
+             * Format: uuid
+             * @description The `user_id` of the interactions (a member of the tenant or not)
+             */
+            user_id: string;
+            /** @description high_risk + 2 x violations + 5 x sensitive_types + 10 x unsanctioned_platforms */
+            score: number;
+            /** @description Interactions of the person in the period with `risk_score >= 0.7` */
+            high_risk: number;
+            /** @description Interactions of the person in the period that a `block` or `coach` policy matched (those that raised an alert) */
+            violations: number;
+            /** @description Distinct classification types (`EMAIL`, `IBAN`, …) in the person's interactions of the period */
+            sensitive_types: number;
+            /** @description Distinct platforms the person used in the period whose status is now `unsanctioned` or `blocked` */
+            unsanctioned_platforms: number;
+        };
+        /**
+         * @description The people with a score above zero in the period, highest score first (ties by `user_id`, descending).
+         * @example {
+         *       "start_date": "2026-03-01T00:00:00.000Z",
+         *       "end_date": "2026-03-31T23:59:59.999Z",
+         *       "people": [
+         *         {
+         *           "user_id": "0195a3c2-7a11-7c52-8e4b-2d3f5a7b9c02",
+         *           "score": 79,
+         *           "high_risk": 12,
+         *           "violations": 6,
+         *           "sensitive_types": 3,
+         *           "unsanctioned_platforms": 4
+         *         }
+         *       ],
+         *       "total": 1,
+         *       "next_cursor": null
+         *     }
+         */
+        PeopleRiskList: {
+            start_date: string | null;
+            end_date: string | null;
+            people: components["schemas"]["PersonRisk"][];
+            total: number;
+            next_cursor: string | null;
         };
         /**
          * @description One administrative change or login, who made it and from where.
@@ -7034,6 +7188,56 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getPlatformUsage: {
+        parameters: {
+            query?: {
+                start_date?: string;
+                end_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The platforms used in the period (at least one interaction), most interactions first, ties by id. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "start_date": "2026-03-01T00:00:00.000Z",
+                     *       "end_date": "2026-03-31T23:59:59.999Z",
+                     *       "platforms": [
+                     *         {
+                     *           "platform_id": "openai",
+                     *           "interactions": 18412,
+                     *           "users": 311,
+                     *           "high_risk": 1204,
+                     *           "first_seen": "2026-03-01T07:02:11.000Z",
+                     *           "last_seen": "2026-03-31T22:48:05.000Z",
+                     *           "status": "sanctioned"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformUsageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     setPlatformStatus: {
         parameters: {
             query?: never;
@@ -7098,6 +7302,67 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPeopleAtRisk: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number, default 1; not with `cursor` */
+                page?: number;
+                /** @description Items per page */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, for the same filters and sort; not with `page` */
+                cursor?: string;
+                start_date?: string;
+                end_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The people with a score above zero in the period, highest score first (ties by `user_id`, descending). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Page": components["headers"]["X-Page"];
+                    "X-Per-Page": components["headers"]["X-Per-Page"];
+                    "X-Total-Pages": components["headers"]["X-Total-Pages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "start_date": "2026-03-01T00:00:00.000Z",
+                     *       "end_date": "2026-03-31T23:59:59.999Z",
+                     *       "people": [
+                     *         {
+                     *           "user_id": "0195a3c2-7a11-7c52-8e4b-2d3f5a7b9c02",
+                     *           "score": 79,
+                     *           "high_risk": 12,
+                     *           "violations": 6,
+                     *           "sensitive_types": 3,
+                     *           "unsanctioned_platforms": 4
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PeopleRiskList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
