@@ -21,7 +21,7 @@ export const PEOPLE_RISK_MAX_INTERACTIONS = 1_000_000;
  * one snapshot with that count.
  */
 export async function peopleAtRisk(
-  deps: Deps, ctx: RequestContext, filters: PeopleRiskFilters, request: PageRequest,
+  deps: Deps, ctx: RequestContext, filters: PeopleRiskFilters, request: PageRequest, maxInteractions = PEOPLE_RISK_MAX_INTERACTIONS,
 ): Promise<{ body: PeopleRiskList; page: PageInfo }> {
   const range = parseDateRange(filters);
   const page = KeysetPage.open(request, PEOPLE_ORDER, {
@@ -31,10 +31,10 @@ export async function peopleAtRisk(
   const rows = await db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
     const platforms = await countByPlatform(tx, ctx.tenantId, range);
     const interactions = platforms.reduce((sum, row) => sum + row.interactions, 0);
-    if (interactions > PEOPLE_RISK_MAX_INTERACTIONS) {
+    if (interactions > maxInteractions) {
       throw new AppError('validation_error', 'Invalid request: the period holds too many interactions to rank people', {
         details: [{ path: 'query.start_date', message: `the period holds ${interactions} interactions; at most `
-          + `${PEOPLE_RISK_MAX_INTERACTIONS}: narrow it with start_date and end_date` }],
+          + `${maxInteractions}: narrow it with start_date and end_date` }],
       });
     }
     const statuses = (await platformStatusesOf(tx, [ctx.tenantId])).get(ctx.tenantId)!;
