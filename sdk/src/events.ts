@@ -15,7 +15,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'interaction.created', 'interaction.policy_violated', 'interaction.high_risk', 'interaction.classified',
   'alert.created', 'alert.severity_critical', 'alert.severity_high', 'alert.resolved',
   'policy.created', 'policy.updated', 'policy.deleted', 'policy.enabled', 'policy.disabled',
-  'user.invited', 'user.activated', 'user.role_changed', 'user.deleted', 'audit.entry',
+  'user.invited', 'user.activated', 'user.role_changed', 'user.deleted', 'platform.discovered', 'audit.entry',
 ] as const satisfies readonly WebhookEventType[];
 
 // Fails to compile when the envelopes name an event type the list above lacks.

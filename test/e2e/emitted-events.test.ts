@@ -53,8 +53,8 @@ describe.each(STORES)('emitted events match the event catalog [%s]', (kind) => {
     for (const body of bodies) {
       const data = body.data as Record<string, unknown>;
       expect(check(body.event_type, { ...body, data: { ...data, added_later: true } })).not.toEqual([]);
-      const { id: _id, ...withoutId } = data;
-      expect(check(body.event_type, { ...body, data: withoutId })).not.toEqual([]);
+      const withoutFirst = Object.fromEntries(Object.entries(data).slice(1));
+      expect(check(body.event_type, { ...body, data: withoutFirst })).not.toEqual([]);
     }
   });
 });

@@ -39,12 +39,12 @@ describe.each(STORES)('event catalog [%s]', (kind) => {
   });
 
   describe('GET /api/v1/event-types', () => {
-    it('lists the 18 event types in the catalog order, each with a description, the envelope schema and a sample', async () => {
+    it('lists the 19 event types in the catalog order, each with a description, the envelope schema and a sample', async () => {
       const t = await h.tenant();
       const response = await h.call('GET', '/api/v1/event-types', { token: t.adminToken });
       expect(response.statusCode).toBe(200);
       const { event_types: items } = response.json() as { event_types: CatalogItem[] };
-      expect(items).toHaveLength(18);
+      expect(items).toHaveLength(19);
       expect(items.map((item) => item.type)).toEqual([...EVENT_TYPES]);
       for (const item of items) {
         expect(Object.keys(item).sort()).toEqual(['description', 'sample', 'schema', 'type']);
@@ -144,7 +144,7 @@ describe.each(STORES)('event catalog [%s]', (kind) => {
       const operationIds = EVENT_TYPES.map((type) => document.webhooks[type].post.operationId);
       expect(operationIds[0]).toBe('interactionCreatedEvent');
       expect(operationIds).toContain('userRoleChangedEvent');
-      expect(new Set(operationIds).size).toBe(18);
+      expect(new Set(operationIds).size).toBe(19);
       const headers = ['X-Service-Signature', 'X-Service-Event', 'X-Service-Event-Id', 'X-Service-Delivery',
         'webhook-id', 'webhook-timestamp', 'webhook-signature'];
       for (const item of catalog) {

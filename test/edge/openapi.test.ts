@@ -208,8 +208,8 @@ describe.each(STORES)('OpenAPI document [%s]', (kind) => {
       }
     }
     const lists = operations.filter(([, , op]) => op.parameters?.some((p) => p.name === 'cursor')).map(([, , op]) => op.operationId);
-    expect(lists.sort()).toEqual(['listAlerts', 'listApiKeys', 'listAuditLog', 'listInteractions', 'listPolicies', 'listUsers',
-      'listWebhookDeliveries', 'listWebhooks']);
+    expect(lists.sort()).toEqual(['listAlerts', 'listApiKeys', 'listAuditLog', 'listInteractions', 'listPeopleAtRisk', 'listPolicies',
+      'listUsers', 'listWebhookDeliveries', 'listWebhooks']);
 
     for (const path of ['/api/v1/interactions', '/api/v1/interactions/batch']) {
       const create = document.paths[path]!.post!;

@@ -49,7 +49,7 @@ describe.each(STORES)('batch create [%s]', (kind) => {
     const timestamps = await h.db.selectFrom('interactions').select('timestamp').distinct()
       .where('tenant_id', '=', t.tenantId).execute();
     expect(timestamps).toHaveLength(1);
-    expect(await countRows(h, 'webhook_messages', t.tenantId)).toBe(500);
+    expect(await countRows(h, 'webhook_messages', t.tenantId)).toBe(501); // 500 interaction.created, 1 platform.discovered
   });
 
   it('refuses 501 items, and bodies that are not arrays, with 400 and stores nothing', async () => {

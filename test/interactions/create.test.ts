@@ -172,7 +172,7 @@ describe.each(STORES)('create interaction [%s]', (kind) => {
     const t = await h.tenant();
     await createPolicy(h, t, { name: 'claude only', action: 'block', conditions: { platform_ids: ['claude'] } });
     await h.call('POST', '/api/v1/interactions', { token: t.adminToken, body: interactionBody({ risk_score: 0.79 }) });
-    const types = (await outboxEvents(h, t.tenantId)).map((e) => e.type).filter((type) => !type.startsWith('policy.'));
+    const types = (await outboxEvents(h, t.tenantId)).map((e) => e.type).filter((type) => type.startsWith('interaction.'));
     expect(types).toEqual(['interaction.created']);
   });
 

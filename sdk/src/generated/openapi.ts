@@ -648,6 +648,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/platforms/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which AI platforms staff use
+         * @description Each platform with at least one interaction in the period (`start_date`, `end_date`: inclusive, optional; none is the whole history): its interactions, distinct users, high-risk interactions (`risk_score >= 0.7`), first and last interaction in the period, and the tenant's status now; most interactions first. The counts are those of `GET /interactions?platform_id=…` over the same dates, read from the aggregates.
+         *
+         *     Access: users with the role `admin` or `viewer`; API keys cannot call it.
+         */
+        get: operations["getPlatformUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/platforms/{platform_id}/status": {
         parameters: {
             query?: never;
@@ -663,6 +685,28 @@ export interface paths {
          *     Access: users with the role `admin`; API keys cannot call it.
          */
         put: operations["setPlatformStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/people/risk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rank people by risk
+         * @description The `user_id`s of the period's interactions (members or not) with a score above zero, highest first: `score = high_risk + 2 x violations + 5 x sensitive_types + 10 x unsanctioned_platforms`, with each figure. `start_date`, `end_date`: inclusive, optional (none: the whole history). A period of more than 1,000,000 interactions is a 400: narrow it. Paginated like every list.
+         *
+         *     Access: users with the role `admin` or `viewer`; API keys cannot call it.
+         */
+        get: operations["listPeopleAtRisk"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1544,6 +1588,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "platform.discovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * platform.discovered event
+         * @description The tenant's first interaction on an AI platform was stored: sent once per tenant and platform, with that interaction's `interaction.created`, whatever the concurrency and the number of replicas. Platforms the tenant used before the service recorded sightings (releases before 0.8) are not announced. `data`: `platform_id`, `first_seen` (the interaction's timestamp), `user_id` (its user, or null) and `catalog` (whether the platform is in the catalog; `false` for an app the catalog lacks, the case to review first).
+         *
+         *     Delivered by POST, at least once: the same event may arrive more than once (deduplicate on `webhook-id`, the event id) and events may arrive out of order. An answer other than 2xx, or none within the timeout, is retried (5 attempts by default: immediately, then after 5 s, 30 s, 5 min and 30 min); after the last failed attempt the webhook is disabled and the admin who created it (or every admin) is emailed. When the webhook has an `auth_token`, the request also carries `Authorization: Bearer <auth_token>`, and any custom `headers` it was given. New fields may be added to events at any time: ignore those you do not know.
+         */
+        post: operations["platformDiscoveredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "audit.entry": {
         parameters: {
             query?: never;
@@ -1769,6 +1835,28 @@ export interface components {
              * @description The id of the deleted resource
              */
             id: string;
+        };
+        /**
+         * @description A tenant's first interaction on an AI platform
+         * @example {
+         *       "platform_id": "deepseek",
+         *       "first_seen": "2026-03-02T09:15:27.482Z",
+         *       "user_id": "01935a77-0c6e-7d2b-8a19-4e5f6a7b8c9d",
+         *       "catalog": true
+         *     }
+         */
+        PlatformDiscoveredEventData: {
+            /** @description The platform's id, as interactions carry it (`GET /platforms` lists it) */
+            platform_id: string;
+            /**
+             * Format: date-time
+             * @description The timestamp of the tenant's first interaction on it
+             */
+            first_seen: string;
+            /** @description The user of that interaction, or null */
+            user_id: string | null;
+            /** @description Whether the platform is in the catalog; false for an app the catalog lacks */
+            catalog: boolean;
         };
         /**
          * @description The audit entry as the API returns it
@@ -2627,6 +2715,42 @@ export interface components {
              */
             tenant_id: string;
             data: components["schemas"]["DeletedEventData"];
+        };
+        /**
+         * PlatformDiscoveredEvent
+         * @description The tenant's first interaction on an AI platform was stored: sent once per tenant and platform, with that interaction's `interaction.created`, whatever the concurrency and the number of replicas. Platforms the tenant used before the service recorded sightings (releases before 0.8) are not announced. `data`: `platform_id`, `first_seen` (the interaction's timestamp), `user_id` (its user, or null) and `catalog` (whether the platform is in the catalog; `false` for an app the catalog lacks, the case to review first).
+         * @example {
+         *       "id": "evt_01935c1e8e2373d1a9b84c5d6e7f8091",
+         *       "timestamp": "2026-03-02T09:15:27.482Z",
+         *       "event_type": "platform.discovered",
+         *       "tenant_id": "01935c1e-7a40-7c1a-9b2e-3f4d5a6b7c8d",
+         *       "data": {
+         *         "platform_id": "deepseek",
+         *         "first_seen": "2026-03-02T09:15:27.482Z",
+         *         "user_id": "01935a77-0c6e-7d2b-8a19-4e5f6a7b8c9d",
+         *         "catalog": true
+         *       }
+         *     }
+         */
+        PlatformDiscoveredEvent: {
+            /** @description The event id, prefix `evt_`: the same on every attempt and redelivery, also sent as `X-Service-Event-Id` and `webhook-id`; deduplicate on it */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change that caused the event was made (ISO 8601, UTC)
+             */
+            timestamp: string;
+            /**
+             * @description The event type, also sent as `X-Service-Event`
+             * @enum {string}
+             */
+            event_type: "platform.discovered";
+            /**
+             * Format: uuid
+             * @description The tenant (organisation) the event belongs to
+             */
+            tenant_id: string;
+            data: components["schemas"]["PlatformDiscoveredEventData"];
         };
         /**
          * AuditEntryEvent
@@ -3640,6 +3764,62 @@ export interface components {
             risk_tier?: ("low" | "medium" | "high") | null;
         };
         /**
+         * @description The use of one AI platform in a period: `first_seen` and `last_seen` are the timestamps of its first and last interaction within the period.
+         * @example {
+         *       "platform_id": "openai",
+         *       "interactions": 18412,
+         *       "users": 311,
+         *       "high_risk": 1204,
+         *       "first_seen": "2026-03-01T07:02:11.000Z",
+         *       "last_seen": "2026-03-31T22:48:05.000Z",
+         *       "status": "sanctioned"
+         *     }
+         */
+        PlatformUsage: {
+            /** @description The platform_id of the interactions (`GET /platforms` describes it) */
+            platform_id: string;
+            /** @description Interactions on the platform in the period: what `GET /interactions?platform_id=…` counts over the same dates */
+            interactions: number;
+            /** @description Distinct `user_id`s of those interactions (members or not; interactions without one count for no one) */
+            users: number;
+            /** @description Those of `risk_score >= 0.7`, the stats' high-risk threshold */
+            high_risk: number;
+            /** Format: date-time */
+            first_seen: string;
+            /** Format: date-time */
+            last_seen: string;
+            /**
+             * @description The tenant's status of the platform now; `unsanctioned` until set
+             * @enum {string}
+             */
+            status: "sanctioned" | "unsanctioned" | "blocked";
+        };
+        /**
+         * @description The platforms used in the period (at least one interaction), most interactions first, ties by id.
+         * @example {
+         *       "start_date": "2026-03-01T00:00:00.000Z",
+         *       "end_date": "2026-03-31T23:59:59.999Z",
+         *       "platforms": [
+         *         {
+         *           "platform_id": "openai",
+         *           "interactions": 18412,
+         *           "users": 311,
+         *           "high_risk": 1204,
+         *           "first_seen": "2026-03-01T07:02:11.000Z",
+         *           "last_seen": "2026-03-31T22:48:05.000Z",
+         *           "status": "sanctioned"
+         *         }
+         *       ],
+         *       "total": 1
+         *     }
+         */
+        PlatformUsageList: {
+            start_date: string | null;
+            end_date: string | null;
+            platforms: components["schemas"]["PlatformUsage"][];
+            total: number;
+        };
+        /**
          * @description Raised when an interaction matches a policy; open until an administrator resolves it.
          * @example {
          *       "id": "0195b1d4-2e40-7a21-b2c3-4d5e6f7a8b06",
@@ -4000,7 +4180,7 @@ export interface components {
              */
             format?: "standard" | "ocsf";
             /** @description Subscribed event types (at least one) */
-            events: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry")[];
+            events: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry")[];
             description?: string;
             active?: boolean;
             /** @description Custom headers sent with each delivery; they may not replace the service's own headers */
@@ -4029,7 +4209,7 @@ export interface components {
              */
             format?: "standard" | "ocsf";
             /** @description Subscribed event types (at least one) */
-            events?: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry")[];
+            events?: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry")[];
             description?: string;
             active?: boolean;
             /** @description Custom headers sent with each delivery; they may not replace the service's own headers */
@@ -4200,7 +4380,7 @@ export interface components {
          */
         WebhookTest: {
             /** @enum {string} */
-            event_type: "interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry";
+            event_type: "interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry";
         };
         /**
          * @description The outcome of a test delivery (also kept in the delivery history).
@@ -4508,7 +4688,7 @@ export interface components {
                  * @description The event type, as webhooks subscribe to it
                  * @enum {string}
                  */
-                type: "interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry";
+                type: "interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry";
                 /** @description When the event is emitted and what its `data` is */
                 description: string;
                 /** @description JSON Schema of the whole delivery body (the envelope with its `data`); open to new fields */
@@ -4720,6 +4900,60 @@ export interface components {
                 /** @description Interactions of the user in the range */
                 total: number;
             }[] | null;
+        };
+        /**
+         * @description One person's risk over a period: the score and the figures it is made of (docs/platforms.md, "People at risk").
+         * @example {
+         *       "user_id": "0195a3c2-7a11-7c52-8e4b-2d3f5a7b9c02",
+         *       "score": 79,
+         *       "high_risk": 12,
+         *       "violations": 6,
+         *       "sensitive_types": 3,
+         *       "unsanctioned_platforms": 4
+         *     }
+         */
+        PersonRisk: {
+            /**
+             * Format: uuid
+             * @description The `user_id` of the interactions (a member of the tenant or not)
+             */
+            user_id: string;
+            /** @description high_risk + 2 x violations + 5 x sensitive_types + 10 x unsanctioned_platforms */
+            score: number;
+            /** @description Interactions of the person in the period with `risk_score >= 0.7` */
+            high_risk: number;
+            /** @description Interactions of the person in the period that a `block` or `coach` policy matched (those that raised an alert) */
+            violations: number;
+            /** @description Distinct classification types (`EMAIL`, `IBAN`, …) in the person's interactions of the period */
+            sensitive_types: number;
+            /** @description Distinct platforms the person used in the period whose status is now `unsanctioned` or `blocked` */
+            unsanctioned_platforms: number;
+        };
+        /**
+         * @description The people with a score above zero in the period, highest score first (ties by `user_id`, descending).
+         * @example {
+         *       "start_date": "2026-03-01T00:00:00.000Z",
+         *       "end_date": "2026-03-31T23:59:59.999Z",
+         *       "people": [
+         *         {
+         *           "user_id": "0195a3c2-7a11-7c52-8e4b-2d3f5a7b9c02",
+         *           "score": 79,
+         *           "high_risk": 12,
+         *           "violations": 6,
+         *           "sensitive_types": 3,
+         *           "unsanctioned_platforms": 4
+         *         }
+         *       ],
+         *       "total": 1,
+         *       "next_cursor": null
+         *     }
+         */
+        PeopleRiskList: {
+            start_date: string | null;
+            end_date: string | null;
+            people: components["schemas"]["PersonRisk"][];
+            total: number;
+            next_cursor: string | null;
         };
         /**
          * @description One administrative change or login, who made it and from where.
@@ -6954,6 +7188,56 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getPlatformUsage: {
+        parameters: {
+            query?: {
+                start_date?: string;
+                end_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The platforms used in the period (at least one interaction), most interactions first, ties by id. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "start_date": "2026-03-01T00:00:00.000Z",
+                     *       "end_date": "2026-03-31T23:59:59.999Z",
+                     *       "platforms": [
+                     *         {
+                     *           "platform_id": "openai",
+                     *           "interactions": 18412,
+                     *           "users": 311,
+                     *           "high_risk": 1204,
+                     *           "first_seen": "2026-03-01T07:02:11.000Z",
+                     *           "last_seen": "2026-03-31T22:48:05.000Z",
+                     *           "status": "sanctioned"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformUsageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     setPlatformStatus: {
         parameters: {
             query?: never;
@@ -7018,6 +7302,67 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPeopleAtRisk: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number, default 1; not with `cursor` */
+                page?: number;
+                /** @description Items per page */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, for the same filters and sort; not with `page` */
+                cursor?: string;
+                start_date?: string;
+                end_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The people with a score above zero in the period, highest score first (ties by `user_id`, descending). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Page": components["headers"]["X-Page"];
+                    "X-Per-Page": components["headers"]["X-Per-Page"];
+                    "X-Total-Pages": components["headers"]["X-Total-Pages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "start_date": "2026-03-01T00:00:00.000Z",
+                     *       "end_date": "2026-03-31T23:59:59.999Z",
+                     *       "people": [
+                     *         {
+                     *           "user_id": "0195a3c2-7a11-7c52-8e4b-2d3f5a7b9c02",
+                     *           "score": 79,
+                     *           "high_risk": 12,
+                     *           "violations": 6,
+                     *           "sensitive_types": 3,
+                     *           "unsanctioned_platforms": 4
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PeopleRiskList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -10402,6 +10747,96 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["UserDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature does not verify (or the timestamp is stale): the receiver refuses the request. Like any answer other than 2xx, it counts as a failed attempt and is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid signature"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Why the request was refused */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Accepted: any 2xx answer within the timeout (5 s by default) completes the delivery; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    platformDiscoveredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `sha256=` and the hex HMAC-SHA256 of the raw request body, keyed with the whole signing secret string (`whsec_...`, as returned at creation). Verify it like GitHub's: compute the same HMAC over the bytes received (not re-serialised JSON) and compare in constant time. Always made with the newest secret. The example is computed over the example body with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
+                 * @example sha256=c0e1951a5e9394e7c0cf71d589c452c99e954a2cc73addb5d1710e658cd48f7e
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The event type (`event_type` of the body).
+                 * @example platform.discovered
+                 */
+                "X-Service-Event": "platform.discovered";
+                /**
+                 * @description The event id (`id` of the body): the same on every attempt and redelivery of the event.
+                 * @example evt_01935c1e8e2373d1a9b84c5d6e7f8091
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description The id of this attempt, as the webhook's delivery history lists it (`GET /webhooks/{id}/deliveries`).
+                 * @example dlv_01935c1e8e3b7c02b1a4d5e6f7a8b9c0
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description Standard Webhooks message id: the event id. Deduplicate on it.
+                 * @example evt_01935c1e8e2373d1a9b84c5d6e7f8091
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks timestamp: the attempt's time in seconds since the Unix epoch. Refuse a request whose timestamp is too far from your clock (Standard Webhooks libraries allow 5 minutes): that stops replays.
+                 * @example 1772442927
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signatures, separated by spaces: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the secret after `whsec_`. Accept the request when any of them matches (constant-time compare): for 24 hours after a secret rotation the previous secret signs too. Any Standard Webhooks library verifies it (`new Webhook(secret).verify(body, headers)`), the timestamp included. The example is computed with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
+                 * @example v1,hr5nxr99M/fuYGVXF4EyNH2owTn7Oh5dASqH31SufqM=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01935c1e8e2373d1a9b84c5d6e7f8091",
+                 *       "timestamp": "2026-03-02T09:15:27.482Z",
+                 *       "event_type": "platform.discovered",
+                 *       "tenant_id": "01935c1e-7a40-7c1a-9b2e-3f4d5a6b7c8d",
+                 *       "data": {
+                 *         "platform_id": "deepseek",
+                 *         "first_seen": "2026-03-02T09:15:27.482Z",
+                 *         "user_id": "01935a77-0c6e-7d2b-8a19-4e5f6a7b8c9d",
+                 *         "catalog": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlatformDiscoveredEvent"];
             };
         };
         responses: {

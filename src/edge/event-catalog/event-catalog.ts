@@ -101,6 +101,14 @@ const DEFINITIONS: Record<EventType, { description: string; data: EventDataName 
     description: 'A user was deleted (`DELETE /users/{id}`, or an identity provider\'s `DELETE /scim/v2/Users/{id}`). '
       + '`data`: `{ "id": "<user id>" }`.',
   },
+  'platform.discovered': {
+    data: 'PlatformDiscoveredEventData',
+    description: 'The tenant\'s first interaction on an AI platform was stored: sent once per tenant and platform, with '
+      + 'that interaction\'s `interaction.created`, whatever the concurrency and the number of replicas. Platforms the '
+      + 'tenant used before the service recorded sightings (releases before 0.8) are not announced. `data`: `platform_id`, `first_seen` (the '
+      + 'interaction\'s timestamp), `user_id` (its user, or null) and `catalog` (whether the platform is in the catalog; '
+      + '`false` for an app the catalog lacks, the case to review first).',
+  },
   'audit.entry': {
     data: 'AuditEntryEventData',
     description: 'An audit entry was written: logins (and failed ones), changes to users, API keys, webhooks, policies '

@@ -188,5 +188,6 @@ const SAMPLE_DATA: Record<EventType, (seed: SampleSeed) => unknown> = {
   'user.activated': (seed) => user(seed, 'activated'),
   'user.role_changed': (seed) => user(seed, 'promoted'),
   'user.deleted': (seed) => ({ id: seed.id('user') }),
+  'platform.discovered': (seed) => ({ platform_id: 'deepseek', first_seen: seed.now.toISOString(), user_id: seed.id('endUser'), catalog: true }),
   'audit.entry': (seed) => auditEntry(seed),
 };

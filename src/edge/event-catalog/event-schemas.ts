@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { inlineRefs, StringEnum } from '../../kernel/schemas.js';
+import { inlineRefs, StringEnum, Uuid } from '../../kernel/schemas.js';
 import { AlertSchema } from '../../modules/alerts/alerts.schemas.js';
 import { AuditEntrySchema } from '../../modules/audit/audit.schemas.js';
 import { InteractionSchema, PolicyDecisionSchema } from '../../modules/interactions/interactions.schemas.js';
@@ -34,6 +34,13 @@ export const DeletedEventDataSchema = Type.Object({
   id: Type.String({ format: 'uuid', description: 'The id of the deleted resource' }),
 }, { description: 'Only the id of what was deleted' });
 
+export const PlatformDiscoveredEventDataSchema = Type.Object({
+  platform_id: Type.String({ description: "The platform's id, as interactions carry it (`GET /platforms` lists it)" }),
+  first_seen: Type.String({ format: 'date-time', description: "The timestamp of the tenant's first interaction on it" }),
+  user_id: Type.Union([Uuid, Type.Null()], { description: 'The user of that interaction, or null' }),
+  catalog: Type.Boolean({ description: 'Whether the platform is in the catalog; false for an app the catalog lacks' }),
+}, { description: "A tenant's first interaction on an AI platform" });
+
 /** The kinds of `data`, each under the name the OpenAPI document gives it. */
 export const EVENT_DATA_SCHEMAS = {
   InteractionEventData: InteractionEventDataSchema,
@@ -41,6 +48,7 @@ export const EVENT_DATA_SCHEMAS = {
   PolicyEventData: PolicyEventDataSchema,
   UserEventData: UserEventDataSchema,
   DeletedEventData: DeletedEventDataSchema,
+  PlatformDiscoveredEventData: PlatformDiscoveredEventDataSchema,
   AuditEntryEventData: Type.Object(inlineRefs(AuditEntrySchema.properties), { description: 'The audit entry as the API returns it' }),
 } as const;
 export type EventDataName = keyof typeof EVENT_DATA_SCHEMAS;

@@ -11,8 +11,11 @@ import {
 import {
   ConditionsSchema, CreatePolicyBody, DryRunSchema, PolicyListSchema, PolicySchema, UpdatePolicyBody,
 } from '../../modules/policies/policies.schemas.js';
-import { PlatformListSchema, PlatformSchema, SetPlatformStatusBody } from '../../modules/platforms/platforms.schemas.js';
+import {
+  PlatformListSchema, PlatformSchema, PlatformUsageListSchema, PlatformUsageSchema, SetPlatformStatusBody,
+} from '../../modules/platforms/platforms.schemas.js';
 import { StatsSchema } from '../../modules/stats/stats.schemas.js';
+import { PeopleRiskListSchema, PersonRiskSchema } from '../../modules/people/people.schemas.js';
 import { ProbeSchema, VersionSchema } from '../../modules/system/system.schemas.js';
 import { TenantSchema, UpdateTenantBody } from '../../modules/tenants/tenants.schemas.js';
 import {
@@ -42,12 +45,13 @@ export const COMPONENT_SCHEMAS: readonly (TSchema & { $id: string; examples: unk
   InteractionInputSchema, BatchBodySchema, BatchResultSchema, InteractionSchema, InteractionListSchema,
   InteractionMatchSchema, ClassificationSchema, PolicyDecisionSchema, SignalLookupInputSchema, SignalLookupSchema,
   PolicySchema, CreatePolicyBody, UpdatePolicyBody, PolicyListSchema, ConditionsSchema, DryRunSchema,
-  PlatformSchema, PlatformListSchema, SetPlatformStatusBody,
+  PlatformSchema, PlatformListSchema, SetPlatformStatusBody, PlatformUsageSchema, PlatformUsageListSchema,
   AlertSchema, AlertListSchema,
   UserSchema, InviteBody, UpdateUserBody, UpdateMeBody, StatusBody, ResetPasswordBody, ResetPasswordResponse, UserList,
   ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, ApiKeyList,
   WebhookSchema, CreateWebhookBody, UpdateWebhookBody, CreatedWebhookSchema, WebhookList, DeliveryRecordSchema,
   DeliveryList, TestWebhookBody, TestResult, RotatedSecret, RedeliveryAccepted, EventTypeListSchema,
   StatsSchema,
+  PersonRiskSchema, PeopleRiskListSchema,
   AuditEntrySchema, AuditLogSchema,
 ];

@@ -44,6 +44,7 @@ export const DOCUMENT_BASE: NonNullable<FastifyDynamicSwaggerOptions['openapi']>
     { name: 'api-keys', description: 'Credentials of machine clients, with scopes.' },
     { name: 'webhooks', description: 'Receivers of signed event notifications, their tests and delivery history.' },
     { name: 'stats', description: 'Dashboard counts.' },
+    { name: 'people', description: 'The people whose use of AI platforms carries the most risk.' },
     { name: 'tenants', description: 'The organization itself.' },
     { name: 'audit', description: 'Who changed what, and every login.' },
     { name: 'governance', description: "Data protection: erasure of a person's interactions, with receipts." },

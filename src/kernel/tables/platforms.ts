@@ -20,7 +20,20 @@ export interface PlatformStatusesTable {
   updated_by: string | null;
 }
 
+/**
+ * The first interaction of a tenant on a platform. `discovered` is false for a platform the
+ * tenant used before sightings were recorded (releases before 0.8): its row came without an event.
+ */
+export interface PlatformSightingsTable {
+  tenant_id: string;
+  platform_id: string;
+  first_seen: Timestamp;
+  user_id: string | null;
+  discovered: boolean;
+}
+
 /** Table types of the platforms feature; merged into `Database`. */
 export interface PlatformsTables {
   platform_statuses: PlatformStatusesTable;
+  platform_sightings: PlatformSightingsTable;
 }

@@ -6,6 +6,7 @@ import { isUuid, uuidv7 } from '../../kernel/ids.js';
 import { deleteInBatches } from '../../kernel/batches.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { deleteInteractionsBatch } from '../interactions/interactions.purge.js';
+import { forgetSightingsUser } from '../platforms/platforms.sightings.js';
 
 /** Interactions deleted per statement: one short transaction each, whatever the person's volume. */
 const ERASURE_BATCH = 1000;
@@ -21,8 +22,8 @@ export interface ErasureReceipt {
 }
 
 /**
- * Erases every interaction carrying `userId` (a member or not) and their alerts, in batches, then
- * records the receipt as an audit entry whose id is the erasure id. Asking again is safe: a
+ * Erases every interaction carrying `userId` (a member or not) and their alerts, in batches, and
+ * the person's id from the platforms' first sightings, then records the receipt as an audit entry whose id is the erasure id. Asking again is safe: a
  * request cut short leaves fewer rows to delete, and a repeat deletes what arrived since.
  */
 export async function eraseUserInteractions(deps: Deps, ctx: RequestContext, userId: string): Promise<ErasureReceipt> {
@@ -35,6 +36,7 @@ export async function eraseUserInteractions(deps: Deps, ctx: RequestContext, use
     alerts += deleted.alerts;
     return deleted.interactions;
   }, ERASURE_BATCH, 0);
+  await forgetSightingsUser(db, ctx.tenantId, userId);
   const completedAt = deps.clock.now();
   const receipt: ErasureReceipt = {
     erasure_id: uuidv7(completedAt.getTime()),

@@ -2,8 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../platform/deps.js';
 import type { Access } from '../../kernel/context.js';
 import { ref } from '../../kernel/schemas.js';
-import { PlatformListSchema, PlatformParams, PlatformSchema, SetPlatformStatusBody } from './platforms.schemas.js';
-import { listPlatforms, setPlatformStatus } from './platforms.service.js';
+import {
+  PlatformListSchema, PlatformParams, PlatformSchema, PlatformUsageListSchema, SetPlatformStatusBody, UsageQuery,
+} from './platforms.schemas.js';
+import { listPlatforms, platformUsage, setPlatformStatus } from './platforms.service.js';
 
 const READERS: Access = { roles: ['admin', 'viewer'] };
 
@@ -23,6 +25,21 @@ export const platformsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async 
       response: { 200: ref(PlatformListSchema) },
     },
   }, async (request) => listPlatforms(deps, request.ctx));
+
+  app.get('/platforms/usage', {
+    config: { access: READERS },
+    schema: {
+      tags,
+      operationId: 'getPlatformUsage',
+      summary: 'Which AI platforms staff use',
+      description: 'Each platform with at least one interaction in the period (`start_date`, `end_date`: inclusive, '
+        + 'optional; none is the whole history): its interactions, distinct users, high-risk interactions (`risk_score '
+        + '>= 0.7`), first and last interaction in the period, and the tenant\'s status now; most interactions first. '
+        + 'The counts are those of `GET /interactions?platform_id=…` over the same dates, read from the aggregates.',
+      querystring: UsageQuery,
+      response: { 200: ref(PlatformUsageListSchema) },
+    },
+  }, async (request) => platformUsage(deps, request.ctx, request.query));
 
   app.put('/platforms/:platform_id/status', {
     schema: {

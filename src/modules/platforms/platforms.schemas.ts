@@ -62,3 +62,41 @@ export const SetPlatformStatusBody = component('PlatformStatusUpdate', Type.Obje
 export type SetPlatformStatusInput = Static<typeof SetPlatformStatusBody>;
 
 export const PlatformParams = Type.Object({ platform_id: Type.String({ minLength: 1, maxLength: LIMITS.platformIdInputLength }) });
+
+export const UsageQuery = Type.Object({
+  start_date: Type.Optional(IsoDate),
+  end_date: Type.Optional(IsoDate),
+});
+export type UsageFilters = Static<typeof UsageQuery>;
+
+const Count = Type.Integer({ minimum: 0 });
+
+export const PlatformUsageSchema = component('PlatformUsage', Type.Object({
+  platform_id: Type.String({ description: 'The platform_id of the interactions (`GET /platforms` describes it)' }),
+  interactions: Type.Integer({ minimum: 1, description: 'Interactions on the platform in the period: what '
+    + '`GET /interactions?platform_id=…` counts over the same dates' }),
+  users: Type.Integer({ minimum: 0, description: 'Distinct `user_id`s of those interactions (members or not; interactions '
+    + 'without one count for no one)' }),
+  high_risk: Type.Integer({ minimum: 0, description: 'Those of `risk_score >= 0.7`, the stats\' high-risk threshold' }),
+  first_seen: IsoDate,
+  last_seen: IsoDate,
+  status: StringEnum(PLATFORM_STATUSES, { description: "The tenant's status of the platform now; `unsanctioned` until set" }),
+}), {
+  description: 'The use of one AI platform in a period: `first_seen` and `last_seen` are the timestamps of its first and '
+    + 'last interaction within the period.',
+  example: {
+    platform_id: 'openai', interactions: 18_412, users: 311, high_risk: 1_204,
+    first_seen: '2026-03-01T07:02:11.000Z', last_seen: '2026-03-31T22:48:05.000Z', status: 'sanctioned',
+  },
+});
+export type PlatformUsage = Static<typeof PlatformUsageSchema>;
+
+export const PlatformUsageListSchema = component('PlatformUsageList', Type.Object({
+  start_date: Nullable(IsoDate),
+  end_date: Nullable(IsoDate),
+  platforms: Type.Array(ref(PlatformUsageSchema)),
+  total: Count,
+}), {
+  description: 'The platforms used in the period (at least one interaction), most interactions first, ties by id.',
+  example: { start_date: '2026-03-01T00:00:00.000Z', end_date: '2026-03-31T23:59:59.999Z', platforms: [PlatformUsageSchema.examples[0]], total: 1 },
+});

@@ -7,7 +7,9 @@ import { CATALOG, type CatalogEntry, catalogEntry } from './platforms.catalog.js
 import {
   type PlatformStatusRow, findStatusForUpdate, hasSeenPlatform, listStatusRows, seenPlatformIds, upsertStatus,
 } from './platforms.repo.js';
-import type { PlatformResponse, SetPlatformStatusInput } from './platforms.schemas.js';
+import type { PlatformResponse, PlatformUsage, SetPlatformStatusInput, UsageFilters } from './platforms.schemas.js';
+import { countByPlatform, reachByPlatform } from './platforms.usage.js';
+import { parseDateRange } from '../../kernel/dates.js';
 
 const OVERRIDES = ['name', 'category', 'risk_tier'] as const;
 const CHANGEABLE = ['status', 'note', ...OVERRIDES] as const;
@@ -22,6 +24,38 @@ export async function listPlatforms(deps: Deps, ctx: RequestContext): Promise<{ 
   const ids = new Set([...CATALOG.map((entry) => entry.id), ...seen, ...statuses.keys()]);
   const platforms = [...ids].sort().map((id) => toPlatformResponse(id, catalogEntry(id), statuses.get(id)));
   return { platforms, total: platforms.length };
+}
+
+/**
+ * Each platform used in the period, with its interactions, distinct users, high-risk interactions,
+ * first and last interaction, and the tenant's status; most used first. The counts come from the
+ * aggregates, the rest from index probes (platforms.usage.ts), all in one snapshot so the figures
+ * agree with each other while interactions are written.
+ */
+export async function platformUsage(deps: Deps, ctx: RequestContext, filters: UsageFilters) {
+  const range = parseDateRange(filters);
+  const db = await deps.store.reader();
+  const [{ counts, reach }, statuses] = await Promise.all([
+    db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
+      const counted = await countByPlatform(tx, ctx.tenantId, range);
+      return { counts: counted, reach: await reachByPlatform(tx, ctx.tenantId, counted.map((row) => row.platform_id), range) };
+    }),
+    listStatusRows(db, ctx.tenantId),
+  ]);
+  const reachOf = new Map(reach.map((row) => [row.platform_id, row]));
+  const statusOf = new Map(statuses.map((row) => [row.platform_id, row.status]));
+  const platforms: PlatformUsage[] = counts.flatMap((row) => {
+    const seen = reachOf.get(row.platform_id);
+    if (!seen) return [];
+    return [{
+      platform_id: row.platform_id, interactions: row.interactions, users: seen.users, high_risk: row.high_risk,
+      first_seen: seen.first_seen.toISOString(), last_seen: seen.last_seen.toISOString(),
+      status: statusOf.get(row.platform_id) ?? DEFAULT_PLATFORM_STATUS,
+    }];
+  });
+  return {
+    start_date: range.start?.toISOString() ?? null, end_date: range.end?.toISOString() ?? null, platforms, total: platforms.length,
+  };
 }
 
 /**

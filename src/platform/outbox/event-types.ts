@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'user.activated',
   'user.role_changed',
   'user.deleted',
+  'platform.discovered',
   'audit.entry',
 ] as const;
 

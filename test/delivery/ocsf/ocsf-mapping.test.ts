@@ -29,6 +29,7 @@ const CLASS_OF: Record<EventType, number> = {
   'user.activated': 3001,
   'user.role_changed': 3001,
   'user.deleted': 3001,
+  'platform.discovered': 2004,
   'audit.entry': 3001, // the catalog's sample is a role change
 };
 
@@ -166,6 +167,20 @@ describe('the OCSF mapping of the event catalog', () => {
       expect(event, JSON.stringify(entry)).toMatchObject(expected);
       expect(event.unmapped).toMatchObject({ action: entry.action });
     }
+  });
+
+  it('makes a Detection Finding of a discovered platform: low severity when the catalog lacks it', () => {
+    const sample = sampleOf('platform.discovered');
+    const data = sample.data as { platform_id: string; user_id: string; first_seen: string };
+    expect(toOcsfEvent(sample)).toMatchObject({
+      class_uid: 2004, activity_id: 1, type_uid: 200401, severity_id: 1, status_id: 1,
+      finding_info: { uid: data.platform_id, title: 'AI platform discovered', first_seen_time: Date.parse(data.first_seen) },
+      resources: [{ uid: data.platform_id, type: 'AI platform' }],
+      evidences: [{ actor: { user: { uid: data.user_id } } }],
+    });
+    const unknown = toOcsfEvent({ ...sample, data: { ...data, platform_id: 'acme-notes-ai', catalog: false } });
+    expect(check(unknown)).toEqual([]);
+    expect(unknown).toMatchObject({ severity_id: 2, severity: 'Low', message: 'AI platform discovered: acme-notes-ai (not in the catalog)' });
   });
 
   it('keeps an event valid when the stored data lacks fields (an envelope of an earlier release), and refuses what is no envelope', () => {

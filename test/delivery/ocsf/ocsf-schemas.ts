@@ -138,6 +138,16 @@ function eventClass(definition: ClassDefinition): Schema {
 const iamAttributes = { http_request: anyObject, src_endpoint: networkEndpoint, actor };
 
 export const OCSF_CLASS_SCHEMAS: Record<number, Schema> = {
+  2004: eventClass({
+    categoryUid: 2, classUid: 2004, activities: [1, 2, 3], statusIds: [1, 2, 3, 4], required: ['finding_info'],
+    properties: {
+      comment: string, confidence: string, confidence_id: enumOf(1, 2, 3), confidence_score: integer, device: anyObject,
+      finding_info: findingInfo, impact: string, impact_id: enumOf(...range(1, 4)), impact_score: integer,
+      resources: arrayOf(resourceDetails), evidences: arrayOf(anyObject), malware: arrayOf(anyObject), remediation: anyObject,
+      risk_details: string, risk_level: string, risk_level_id: enumOf(...range(1, 4)), risk_score: integer,
+      vulnerabilities: arrayOf(anyObject), anomaly_analyses: arrayOf(anyObject),
+    },
+  }),
   2006: eventClass({
     categoryUid: 2, classUid: 2006, activities: [1, 2, 3, 4], statusIds: [1, 2, 3, 4], required: ['finding_info'],
     properties: {

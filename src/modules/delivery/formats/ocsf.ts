@@ -42,6 +42,7 @@ export function toOcsfEvent(envelope: StoredEnvelope): OcsfEvent {
     : family === 'alert' ? alertFinding(envelope.event_type, data)
     : family === 'policy' ? policyChange(envelope.event_type, data)
     : family === 'user' ? accountChange(envelope.event_type, data)
+    : family === 'platform' ? platformDiscovery(data)
     : auditEvent(data);
   const { event, activity } = mapped;
   const severityId = mapped.severityId;
@@ -81,6 +82,7 @@ interface OcsfClass {
 }
 
 export const OCSF_CLASSES = {
+  detectionFinding: { category_uid: 2, category_name: 'Findings', class_uid: 2004, class_name: 'Detection Finding' },
   dataSecurityFinding: { category_uid: 2, category_name: 'Findings', class_uid: 2006, class_name: 'Data Security Finding' },
   accountChange: { category_uid: 3, category_name: 'Identity & Access Management', class_uid: 3001, class_name: 'Account Change' },
   authentication: { category_uid: 3, category_name: 'Identity & Access Management', class_uid: 3002, class_name: 'Authentication' },
@@ -235,6 +237,37 @@ function alertFinding(eventType: string, data: Fields): Mapped {
 
 function policyObject(uid: unknown, name: unknown): Fields {
   return compact({ uid: text(uid) ?? 'unknown', name: text(name) });
+}
+
+// --- Detection Finding (2004): a platform discovered ---
+
+/**
+ * A tenant's first use of an AI platform is what a CASB reports as a shadow-IT detection: informational
+ * for a platform of the catalog, low for one the catalog lacks (the case to review).
+ */
+function platformDiscovery(data: Fields): Mapped {
+  const platform = text(data.platform_id) ?? 'unknown';
+  const inCatalog = data.catalog !== false;
+  const firstSeen = epochMs(data.first_seen);
+  return {
+    event: OCSF_CLASSES.detectionFinding,
+    activity: activity(1, 'Create'),
+    severityId: inCatalog ? 1 : 2,
+    message: `AI platform discovered: ${platform}${inCatalog ? '' : ' (not in the catalog)'}`,
+    fields: {
+      status_id: 1,
+      status: 'New',
+      finding_info: compact({
+        uid: platform,
+        title: 'AI platform discovered',
+        created_time: firstSeen,
+        first_seen_time: firstSeen,
+        types: ['Shadow AI discovery'],
+      }),
+      resources: [compact({ uid: platform, type: 'AI platform', labels: inCatalog ? ['catalog'] : ['not in catalog'] })],
+      evidences: isText(data.user_id) ? [{ actor: { user: { uid: data.user_id } } }] : undefined,
+    },
+  };
 }
 
 // --- Entity Management (3004): policy changes ---

@@ -17,6 +17,7 @@ import type { InteractionResponse } from '../interactions.schemas.js';
 import type { ValidInteraction } from '../interactions.validation.js';
 import { serviceMetrics } from '../../../platform/metrics/metrics.js';
 import { inTenants } from '../../../platform/store/tenant-scope.js';
+import { KnownPlatforms, recordSightings, type Sighting } from '../../platforms/platforms.sightings.js';
 
 /** One create request (single or batch) of one tenant, waiting for its group commit. */
 export interface IngestRequest {
@@ -43,13 +44,14 @@ const MAX_GROUP_ROWS = 500;
 export class IngestPipeline {
   private readonly committer: GroupCommitter<IngestRequest, CreateResponse>;
   private readonly purge: ExpiredKeysPurge;
+  private readonly known = new KnownPlatforms();
 
   constructor(private readonly deps: Deps, private readonly policies: PolicyCache) {
     this.purge = new ExpiredKeysPurge(deps.store);
     this.committer = new GroupCommitter<IngestRequest, CreateResponse>({
       // A group holds several tenants' requests: exactly those tenants, whichever request's context flushes it.
       commit: (requests) => inTenants([...new Set(requests.map((request) => request.tenantId))],
-        () => commitGroup(this.deps, this.policies, this.purge, requests)),
+        () => commitGroup(this.deps, this.policies, this.purge, this.known, requests)),
       isStoreFailure: isStoreUnavailable,
       overloaded: () => new AppError('unavailable', 'The service is saturated; retry shortly', { retryAfterSeconds: 1 }),
     }, {
@@ -81,16 +83,18 @@ function groupsInFlight(deps: Deps): number {
 
 /**
  * One transaction for the whole group: the tenants' counters and webhooks (and the policies that
- * changed), the keyed requests' keys, then the rows of every table in one statement. A request whose key
+ * changed), the keyed requests' keys, the first sightings of platforms this process does not know
+ * as sighted (whose `platform.discovered` events join the group's), then the rows of every table in one statement. A request whose key
  * another request holds stores nothing and replays that request's response after commit; one
  * whose cached credential may have changed stores nothing and is checked again by its route.
  */
 async function commitGroup(
-  deps: Deps, policyCache: PolicyCache, purge: ExpiredKeysPurge, requests: IngestRequest[],
+  deps: Deps, policyCache: PolicyCache, purge: ExpiredKeysPurge, known: KnownPlatforms, requests: IngestRequest[],
 ): Promise<Outcome<CreateResponse>[]> {
   const now = deps.clock.now();
   let fanOut: FanOutRows | undefined;
   let written: { interactions: number; events: EventEnvelope[] } = { interactions: 0, events: [] };
+  let sighted: Sighting[] = [];
   const tenantIds = [...new Set(requests.map((request) => request.tenantId))].sort();
   const keys = await deps.keyring.forTenants(tenantIds);
   const stored = await deps.store.db.transaction().execute(async (tx) => {
@@ -109,7 +113,9 @@ async function commitGroup(
 
     const writing = prepared.filter((_, i) => writes[i]);
     const rows = writing.flatMap((p) => p.rows);
-    const events = writing.flatMap((p) => p.events);
+    sighted = rows.map((row) => ({ tenantId: row.tenant_id, platformId: row.platform_id, userId: row.user_id ?? null }));
+    const discovered = await recordSightings(tx, known.unknown(sighted), now);
+    const events = [...writing.flatMap((p) => p.events), ...discovered];
     fanOut = planEvents(events, subscriptions, sealingPayloads(keys));
     written = { interactions: rows.length, events };
     if (rows.length > 0) await insertIngested(tx, rows, writing.flatMap((p) => p.alerts), fanOut, now);
@@ -118,6 +124,7 @@ async function commitGroup(
   // Woken after the commit, not by a NOTIFY inside it: PostgreSQL holds a global lock from a
   // notifying commit until its WAL is flushed, which would serialise concurrent group commits.
   if (fanOut) wakeWorkers(deps.store.db).catch(() => {}); // a lost wake-up is caught by the workers' poll
+  known.remember(sighted);
   serviceMetrics.interactionsStored.inc(written.interactions);
   for (const event of written.events) serviceMetrics.eventsEmitted.inc({ event_type: event.event_type });
   const keyedTenants = new Set(requests.filter((request) => request.idempotency).map((request) => request.tenantId));

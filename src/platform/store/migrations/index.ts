@@ -21,6 +21,8 @@ import * as m0019 from './0019_scim.js';
 import * as m0020 from './0020_service_leases.js';
 import * as m0021 from './0021_webhook_formats.js';
 import * as m0022 from './0022_platform_statuses.js';
+import * as m0023 from './0023_platform_sightings.js';
+import * as m0024 from './0024_platform_users_index.js';
 
 /**
  * A migration: `up` runs in a transaction of its own, unless it exports `transactional = false`
@@ -57,4 +59,6 @@ export const migrations: Record<string, ServiceMigration> = {
   '0020_service_leases': m0020,
   '0021_webhook_formats': m0021,
   '0022_platform_statuses': m0022,
+  '0023_platform_sightings': m0023,
+  '0024_platform_users_index': m0024,
 };

@@ -1,0 +1,99 @@
+import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Database } from '../../kernel/tables/database.js';
+import type { DateRange } from '../../kernel/dates.js';
+import { riskBucketOf, splitTime } from '../counts/buckets.js';
+import { bucketRows } from '../counts/sums.js';
+import { TOP_USERS_RISK } from '../stats/stats.top-users.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** The stats' high-risk threshold (risk buckets 7 to 9: no partial bucket, so the counts answer it whole). */
+export const HIGH_RISK_SCORE = TOP_USERS_RISK;
+const HIGH_RISK_BUCKET = riskBucketOf(HIGH_RISK_SCORE);
+
+/** Most platforms a usage answer lists (the most used): more would be a client sending junk ids. */
+export const MAX_USAGE_PLATFORMS = 1000;
+
+export interface PlatformCounts {
+  platform_id: string;
+  interactions: number;
+  high_risk: number;
+}
+
+/**
+ * Interactions and high-risk interactions per platform in the range, as list totals count them:
+ * the whole hours from interaction_counts' detail rows of every interaction (type '') and the not
+ * yet folded deltas, grouped by platform and risk bucket; the partial hours at the range's ends
+ * counted from their rows through interactions_time_idx. Its cost follows the buckets and the
+ * dimension combinations in each, not the rows (docs/interaction-counts.md).
+ */
+export async function countByPlatform(db: Db, tenantId: string, range: DateRange): Promise<PlatformCounts[]> {
+  const time = splitTime(range.start, range.end);
+  const edges = time.edges.map((edge) => sql`
+    select i.platform_id, interaction_risk_bucket(i.risk_score) as risk_bucket, count(*) as count from interactions i
+    where i.tenant_id = ${tenantId} and i.timestamp >= ${new Date(edge.start)} and i.timestamp <= ${new Date(edge.end)}
+    group by 1, 2`);
+  const pieces = [
+    ...(time.covered ? [sql`select platform_id, risk_bucket, count from (${bucketRows(tenantId, { classificationType: '' }, time, 'detail')}) b`] : []),
+    ...edges,
+  ];
+  if (pieces.length === 0) return [];
+  const { rows } = await sql<{ platform_id: string; interactions: string | number; high_risk: string | number }>`
+    select platform_id, sum(count) as interactions, coalesce(sum(count) filter (where risk_bucket >= ${HIGH_RISK_BUCKET}), 0) as high_risk
+    from (${sql.join(pieces, sql` union all `)}) as pieces
+    group by platform_id
+    having sum(count) > 0
+    order by sum(count) desc, platform_id
+    limit ${MAX_USAGE_PLATFORMS}`.execute(db);
+  return rows.map((row) => ({ platform_id: row.platform_id, interactions: Number(row.interactions), high_risk: Number(row.high_risk) }));
+}
+
+export interface PlatformReach {
+  platform_id: string;
+  users: number;
+  first_seen: Date;
+  last_seen: Date;
+}
+
+/**
+ * First and last interaction and distinct users of each platform in the range, in one statement
+ * that reads index entries, never the period's rows. Plan, per platform:
+ * - `first_seen`, `last_seen`: one probe each of interactions_platform_idx (tenant_id, platform_id,
+ *   timestamp, …) from either end of the range (`Limit -> Index Only Scan`, a min/max);
+ * - `users`: a loose index scan of interactions_platform_user_idx (tenant_id, platform_id, user_id,
+ *   timestamp): a recursive CTE that seeks to the next user_id after the last one, and for each user
+ *   one more probe on (user_id, timestamp within the range). Two probes per user who ever used the
+ *   platform, whatever the number of interactions (when the range is unbounded, one).
+ */
+export async function reachByPlatform(db: Db, tenantId: string, platformIds: readonly string[], range: DateRange): Promise<PlatformReach[]> {
+  if (platformIds.length === 0) return [];
+  const within = (alias: string) => sql.join([
+    sql`true`,
+    ...(range.start ? [sql`${sql.ref(`${alias}.timestamp`)} >= ${range.start}`] : []),
+    ...(range.end ? [sql`${sql.ref(`${alias}.timestamp`)} <= ${range.end}`] : []),
+  ], sql` and `);
+  const bounded = range.start !== undefined || range.end !== undefined;
+  const { rows } = await sql<{ platform_id: string; users: string | number; first_seen: Date; last_seen: Date }>`
+    select p.platform_id,
+      (select min(f.timestamp) from interactions f
+       where f.tenant_id = ${tenantId} and f.platform_id = p.platform_id and ${within('f')}) as first_seen,
+      (select max(l.timestamp) from interactions l
+       where l.tenant_id = ${tenantId} and l.platform_id = p.platform_id and ${within('l')}) as last_seen,
+      (with recursive walk(user_id) as (
+         (select w.user_id from interactions w
+          where w.tenant_id = ${tenantId} and w.platform_id = p.platform_id and w.user_id is not null
+          order by w.user_id limit 1)
+         union all
+         select (select n.user_id from interactions n
+                 where n.tenant_id = ${tenantId} and n.platform_id = p.platform_id and n.user_id is not null and n.user_id > walk.user_id
+                 order by n.user_id limit 1)
+         from walk where walk.user_id is not null)
+       select count(*) from walk
+       where walk.user_id is not null ${bounded ? sql`and exists (select 1 from interactions e
+         where e.tenant_id = ${tenantId} and e.platform_id = p.platform_id and e.user_id = walk.user_id and ${within('e')})` : sql``}
+      ) as users
+    from unnest(${platformIds}::text[]) as p(platform_id)`.execute(db);
+  return rows.map((row) => ({
+    platform_id: row.platform_id, users: Number(row.users), first_seen: new Date(row.first_seen), last_seen: new Date(row.last_seen),
+  }));
+}
