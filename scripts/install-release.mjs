@@ -4,9 +4,9 @@
 // Its files at its commit (releases.json), its own dependencies from its own lockfile, compiled
 // by its own TypeScript (its console is not built: only the API and the CLI are used). Kept in the
 // temp folder under its commit, which never changes, so a later run on this machine starts from
-// it; concurrent installs of one release each build, and the first to finish is kept.
+// it. One install of a release at a time: another one waits for it (two test files may ask at once).
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,15 @@ export async function installRelease(version) {
   if (existsSync(join(dir, INSTALLED_MARK))) return installed;
 
   mkdirSync(home, { recursive: true });
+  const lock = `${dir}.lock`;
+  while (!tryLock(lock)) {
+    if (existsSync(join(dir, INSTALLED_MARK))) return installed;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  if (existsSync(join(dir, INSTALLED_MARK))) {
+    rmSync(lock, { recursive: true, force: true });
+    return installed;
+  }
   const building = mkdtempSync(join(home, `${commit.slice(0, 12)}-installing-`));
   try {
     await run('sh', ['-c', 'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"', 'sh', ROOT, commit, building]);
@@ -34,17 +43,28 @@ export async function installRelease(version) {
     await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], building);
     if (!existsSync(join(building, 'dist/cli.js'))) throw new Error(`the build of ${version} (${commit}) has no dist/cli.js`);
     writeFileSync(join(building, INSTALLED_MARK), `${version}\n`);
-    try {
-      renameSync(building, dir);
-    } catch (error) {
-      // Another install of the same release finished first: its copy is as good as this one.
-      if (!existsSync(join(dir, INSTALLED_MARK))) throw error;
-      rmSync(building, { recursive: true, force: true });
-    }
+    // A folder an install cut short left (no mark) is replaced.
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(building, dir);
     return installed;
   } catch (error) {
     rmSync(building, { recursive: true, force: true });
     throw error;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Takes the lock folder; one left by an install that died (older than 5 minutes: an install takes under one) is taken over. */
+function tryLock(lock) {
+  try {
+    mkdirSync(lock);
+    return true;
+  } catch (error) {
+    if (error.code !== 'EEXIST') throw error;
+    const stale = Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > 5 * 60_000;
+    if (stale) rmSync(lock, { recursive: true, force: true });
+    return false;
   }
 }
 
