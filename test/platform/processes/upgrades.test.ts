@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { SERVICE_VERSION } from '../../../src/kernel/version.js';
@@ -44,7 +45,9 @@ describe('upgrades from earlier releases', () => {
       store = { DATABASE_URL: database.url };
       rowCounts = () => countRows(database.url);
     } else {
-      store = { DATA_DIR: tempDir(`ugs-upgrade-${version}-`) };
+      const folder = tempDir(`ugs-upgrade-${version}-`);
+      cleanups.push(async () => rmSync(folder, { recursive: true, force: true }));
+      store = { DATA_DIR: folder };
     }
     // Nothing listens there yet: every attempt is refused, and the deliveries stay queued.
     const receiverPort = await freePort();
