@@ -59,8 +59,16 @@ try {
     const idle = (await cli(step.cli, ['version'])).ms;
     const before = Number((await query(url, 'select count(*) as n from schema_migrations')).rows[0].n);
     const probe = writeProbe();
-    const run = await cli(step.cli, ['migrate']);
-    const longestWait = await probe.stop();
+    let run;
+    for (let attempt = 1; !run; attempt += 1) {
+      // PostgreSQL may break a deadlock between the migrations and the probe's insert by cancelling the migrations.
+      run = await cli(step.cli, ['migrate']).catch((error) => {
+        if (attempt === 3 || !String(error).includes('deadlock detected')) throw error;
+        console.log(`${step.label}: migrate cancelled by PostgreSQL to break a deadlock with an insert into interactions; again`);
+      });
+    }
+    const { longest: longestWait, failed } = await probe.stop();
+    if (failed.length > 0) console.log(`${step.label}: ${failed.length} of the probe's inserts failed: ${[...new Set(failed)].join('; ')}`);
     const noop = (await cli(step.cli, ['migrate'])).ms;
     const applied = (await query(url, 'select name, timestamp from schema_migrations order by name offset $1', [before])).rows;
     let previous = run.startedAt + noop;
@@ -136,11 +144,12 @@ async function seed(count) {
   }
 }
 
-/** Inserts an interaction every 100 ms on a connection of its own; `stop` gives the longest insert. */
+/** Inserts an interaction every 100 ms on a connection of its own; `stop` gives the longest insert and the failures. */
 function writeProbe() {
   const client = new pg.Client({ connectionString: url });
   let running = true;
   let longest = 0;
+  const failed = [];
   const done = (async () => {
     await client.connect();
     const [{ id: tenant }] = (await client.query('select id from tenants')).rows;
@@ -149,11 +158,11 @@ function writeProbe() {
       await client.query(`insert into interactions (tenant_id, id, timestamp, platform_id, content_hash, interaction_type, content_metadata,
           classifications, risk_score, direction, source, user_id, policy_decisions)
         values ($1, gen_random_uuid(), date_trunc('milliseconds', now()), 'openai', md5(random()::text) || md5(random()::text), 'prompt', '{}',
-          '[]', 0.1, 'outbound', 'api', null, '[]')`, [tenant]);
+          '[]', 0.1, 'outbound', 'api', null, '[]')`, [tenant]).catch((error) => failed.push(error.message));
       longest = Math.max(longest, performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await client.end();
   })();
-  return { stop: async () => { running = false; await done; return longest; } };
+  return { stop: async () => { running = false; await done; return { longest, failed }; } };
 }
