@@ -97,6 +97,10 @@ section('deploy/helm (values)', () => {
   for (const key of ['not-a-key', masterKey.slice(0, 40), randomBytes(16).toString('base64')]) {
     check(!validate({ ...values, encryption: { ...values.encryption, key } }), `the schema refuses encryption.key ${key}`);
   }
+  for (const part of ['listen', 'read']) {
+    check(validate({ ...values, database: { ...values.database, [part]: { url: 'postgres://ugs@db:5432/ugs' } } }), `the schema accepts database.${part}.url`);
+    check(!validate({ ...values, database: { ...values.database, [part]: { url: 'db:5432/ugs' } } }), `the schema refuses database.${part}.url without postgres://`);
+  }
   const chart = parseYaml(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8'));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   check(chart.apiVersion === 'v2', 'Chart.yaml apiVersion v2');
@@ -146,7 +150,30 @@ if (!go) {
     'existing database Secret, key in the chart Secret': {
       database: { existingSecret: 'governance-db' }, encryption: { key: masterKey },
     },
+    'PgBouncer with a direct LISTEN connection, a read replica, workers': {
+      database: {
+        existingSecret: 'governance-db', existingSecretKey: 'pgbouncer-url',
+        listen: { existingSecret: 'governance-db', existingSecretKey: 'direct-url' },
+        read: { url: 'postgres://ugs:pw@replica:5432/ugs' },
+      },
+      encryption: { existingSecret: 'governance-key' }, worker: { enabled: true },
+    },
+    'LISTEN and read URLs in the chart Secret, read from an existing Secret\'s default key': {
+      database: {
+        url: 'postgres://ugs:pw@pgbouncer:6432/ugs', listen: { url: 'postgres://ugs:pw@db:5432/ugs' },
+        read: { existingSecret: 'governance-replica' },
+      },
+      encryption: { key: masterKey },
+    },
   };
+  // Each variable the chart takes from a Secret: its values, and the value the chart's own Secret holds when given.
+  const secretVariables = (values) => [
+    { variable: 'DATABASE_URL', given: values.database ?? {}, value: values.database?.url },
+    { variable: 'DATA_ENCRYPTION_KEY', given: values.encryption ?? {}, value: values.encryption?.key },
+    { variable: 'DATABASE_LISTEN_URL', given: values.database?.listen ?? {}, value: values.database?.listen?.url, optional: true },
+    { variable: 'DATABASE_READ_URL', given: values.database?.read ?? {}, value: values.database?.read?.url, optional: true },
+  ];
+  const isSet = ({ given }) => Boolean(given.existingSecret || given.url || given.key);
   for (const [name, values] of Object.entries(sets)) {
     section(`deploy/helm (render: ${name})`, () => {
       const objects = parseAllDocuments(render(name.replace(/\W+/g, '-'), values)).map((d) => d.toJS()).filter(Boolean);
@@ -175,28 +202,37 @@ if (!go) {
       check(grace * 1000 > 30_000 + Number(env.SHUTDOWN_DELAY_MS.value), `terminationGracePeriodSeconds ${grace} s > 30 s + SHUTDOWN_DELAY_MS`);
       check(apiContainer.livenessProbe?.httpGet?.path === '/healthz', 'liveness probe on /healthz');
       check(apiContainer.readinessProbe?.httpGet?.path === '/readyz', 'readiness probe on /readyz');
-      check(env.DATABASE_URL?.valueFrom?.secretKeyRef, 'DATABASE_URL comes from a Secret');
-      // Every container that opens the store (API, workers, migration Job) gets the master key
-      // from a Secret: the chart's own, holding the key given, or the existing one named.
+      // Every container that opens the store (API, workers, migration Job) gets DATABASE_URL and the
+      // master key from a Secret: the chart's own, holding the value given, or the existing one named.
+      // DATABASE_LISTEN_URL and DATABASE_READ_URL the same way, when set, in the API and worker pods
+      // only: the migration Job needs DATABASE_URL alone (it migrates through any pooler).
       const secret = objects.find((o) => o.kind === 'Secret');
-      const encryption = values.encryption ?? {};
       for (const o of objects.filter((x) => x.spec?.template?.spec)) {
         const name = `${o.kind}/${o.metadata.name}`;
-        const variable = o.spec.template.spec.containers[0].env.find((e) => e.name === 'DATA_ENCRYPTION_KEY');
-        const ref = variable?.valueFrom?.secretKeyRef;
-        check(ref && variable.value === undefined, `${name}: DATA_ENCRYPTION_KEY comes from a Secret`);
-        if (!ref) continue;
-        if (encryption.existingSecret) {
-          check(ref.name === encryption.existingSecret && ref.key === (encryption.existingSecretKey ?? 'DATA_ENCRYPTION_KEY'),
-            `${name}: DATA_ENCRYPTION_KEY from the existing Secret ${encryption.existingSecret}, key ${encryption.existingSecretKey} (got ${ref.name}, ${ref.key})`);
-        } else {
-          check(ref.name === secret?.metadata.name && secret?.stringData?.[ref.key] === encryption.key,
-            `${name}: DATA_ENCRYPTION_KEY from the chart Secret, which holds the key given (got ${ref.name}, ${ref.key})`);
+        const containerEnv = o.spec.template.spec.containers[0].env;
+        for (const spec of secretVariables(values)) {
+          const variable = containerEnv.find((e) => e.name === spec.variable);
+          if (spec.optional && (o.kind === 'Job' || !isSet(spec))) {
+            check(!variable, `${name}: no ${spec.variable}${o.kind === 'Job' ? ' in the migration Job' : ' when unset'}`);
+            continue;
+          }
+          const ref = variable?.valueFrom?.secretKeyRef;
+          check(ref && variable.value === undefined, `${name}: ${spec.variable} comes from a Secret`);
+          if (!ref) continue;
+          if (spec.given.existingSecret) {
+            const key = spec.given.existingSecretKey ?? spec.variable;
+            check(ref.name === spec.given.existingSecret && ref.key === key,
+              `${name}: ${spec.variable} from the existing Secret ${spec.given.existingSecret}, key ${key} (got ${ref.name}, ${ref.key})`);
+          } else {
+            check(ref.name === secret?.metadata.name && secret?.stringData?.[ref.key] === spec.value,
+              `${name}: ${spec.variable} from the chart Secret, which holds the value given (got ${ref.name}, ${ref.key})`);
+          }
         }
       }
-      if (encryption.existingSecret) check(!secret?.stringData?.DATA_ENCRYPTION_KEY, 'no key in the chart Secret when an existing Secret is given');
-      if (values.database?.existingSecret && !encryption.existingSecret) {
-        check(secret && !secret.stringData.DATABASE_URL && secret.stringData.DATA_ENCRYPTION_KEY, 'the chart Secret holds the key alone when the database Secret is yours');
+      const inChartSecret = secretVariables(values).filter((spec) => isSet(spec) && !spec.given.existingSecret);
+      check(Boolean(secret) === (inChartSecret.length > 0 || Boolean(values.metrics?.token)), 'a chart Secret only when it holds a value given');
+      for (const spec of secretVariables(values).filter((x) => x.given.existingSecret)) {
+        check(!secret?.stringData?.[spec.variable], `no ${spec.variable} in the chart Secret when an existing Secret is given`);
       }
       check(api.spec.template.metadata.annotations['prometheus.io/scrape'] === 'true', 'Prometheus scrape annotations');
       for (const o of objects.filter((x) => x.spec?.template?.spec)) {
@@ -209,8 +245,6 @@ if (!go) {
       if (values.worker?.enabled) {
         check(worker?.spec.template.spec.containers[0].args.join(' ') === 'worker', 'a worker Deployment running `worker`');
         check(env.SERVE_WORKERS.value === 'false', 'SERVE_WORKERS=false on the API when workers run apart');
-        check(!kinds.includes('Secret'), 'no chart Secret when existing Secrets are given');
-        check(env.DATABASE_URL.valueFrom.secretKeyRef.name === 'governance-db', 'DATABASE_URL from the existing Secret');
       } else check(!worker && env.SERVE_WORKERS.value === 'true', 'no worker Deployment; the API runs the workers');
       check(kinds.includes('HorizontalPodAutoscaler') === Boolean(values.autoscaling?.enabled), 'a HorizontalPodAutoscaler only when enabled');
       check(kinds.includes('PodDisruptionBudget') === (values.podDisruptionBudget?.enabled !== false), 'a PodDisruptionBudget unless disabled');

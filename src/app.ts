@@ -28,6 +28,7 @@ import { countRequests, metricsRoutes } from './modules/metrics/metrics.routes.j
 import { alertsRoutes } from './modules/alerts/alerts.routes.js';
 import { interactionsRoutes } from './modules/interactions/interactions.routes.js';
 import { policiesRoutes } from './modules/policies/policies.routes.js';
+import { platformsRoutes } from './modules/platforms/platforms.routes.js';
 import { statsRoutes } from './modules/stats/stats.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { scimRoutes } from './modules/scim/scim.routes.js';
@@ -88,6 +89,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await api.register(usersRoutes, { deps });
       await api.register(interactionsRoutes, { deps, ingest: services.ingest, credentials: services.credentials });
       await api.register(policiesRoutes, { deps });
+      await api.register(platformsRoutes, { deps });
       await api.register(alertsRoutes, { deps });
       await api.register(statsRoutes, { deps });
       await api.register(webhooksRoutes, { deps, sampleEvent: freshSample });

@@ -17,7 +17,8 @@ function newestBinaries() {
   return { version: versions[0], bin: join(root, versions[0], 'bin') };
 }
 
-function owner() {
+/** The `postgres` OS user's ids when the bench runs as root (PostgreSQL's tools and PgBouncer refuse root), else `{}`. */
+export function postgresOsUser() {
   if (process.getuid() !== 0) return {};
   const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   return { uid: id('-u'), gid: id('-g') };
@@ -31,7 +32,7 @@ function owner() {
  */
 export async function startCluster({ settings = {}, keepLogAs, standbyOf } = {}) {
   const { version, bin } = newestBinaries();
-  const user = owner();
+  const user = postgresOsUser();
   const dir = mkdtempSync(join(tmpdir(), 'ugs-bench-pg-'));
   if (user.uid !== undefined) chownSync(dir, user.uid, user.gid);
   const data = join(dir, 'data');

@@ -8,7 +8,7 @@ export const LOCK_IDS = {
   webhookSubscriptions: 7768,
   /** (class, n): one compaction of the counts at a time; n is COUNTS_COMPACTION_KEYS. */
   countsCompaction: 7769,
-  /** Single key, held for the migrating transaction: replicas starting together migrate one after the other. */
+  /** Single key, held by each migration's transaction: a migration is applied once, whoever holds the lease. */
   migrations: 7772,
 } as const;
 
@@ -23,6 +23,8 @@ export const LEASES = {
   storeUpkeep: 'upkeep',
   /** One process at a time creates the first tenant and admin. */
   bootstrap: 'bootstrap',
+  /** One process at a time migrates: replicas starting together wait for the first. */
+  migrations: 'migrations',
 } as const;
 
 /** The second key of the counts compaction lock, per table. */

@@ -7,6 +7,17 @@ export const DIRECTIONS = ['outbound', 'inbound'] as const;
 export const SOURCES = ['browser_extension', 'proxy', 'endpoint_agent', 'api'] as const;
 export const POLICY_ACTIONS = ['block', 'coach', 'log'] as const;
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+/**
+ * The body formats of a webhook's deliveries (docs/siem.md): `standard`, the service's envelope;
+ * `ocsf`, an OCSF 1.3 event. `splunk_hec` and `syslog` are announced, not built yet.
+ */
+export const WEBHOOK_FORMATS = ['standard', 'ocsf'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+/** A tenant's decision on an AI platform (docs/platforms.md); a platform never decided on is `unsanctioned`. */
+export const PLATFORM_STATUSES = ['sanctioned', 'unsanctioned', 'blocked'] as const;
+export const DEFAULT_PLATFORM_STATUS = 'unsanctioned';
+export const PLATFORM_CATEGORIES = ['assistant', 'code', 'media', 'search', 'agents', 'model_api', 'productivity'] as const;
+export const RISK_TIERS = ['low', 'medium', 'high'] as const;
 
 /** Size caps of one interaction. */
 export const LIMITS = {
@@ -17,6 +28,8 @@ export const LIMITS = {
   contentMetadataDepth: 32,
   platformIdInputLength: 200,
   batchItems: 500,
+  policyMessageLength: 500,
+  platformNoteLength: 1000,
 } as const;
 
 export const PLATFORM_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,99}$/;

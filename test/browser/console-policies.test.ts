@@ -14,6 +14,7 @@ interface StoredPolicy {
   enabled: boolean;
   description: string;
   conditions: Record<string, unknown>;
+  message: string | null;
 }
 
 async function storedPolicy(h: Harness, t: TestTenant, name: string): Promise<StoredPolicy | undefined> {
@@ -60,6 +61,8 @@ describe.skipIf(!chromiumFound).each(STORES)('console policies [%s]', (kind) => 
       await page.getByLabel('Outbound (sent to the AI)').check();
       await page.getByLabel('Browser extension').check();
       await page.getByLabel('Prompt', { exact: true }).check();
+      await page.getByLabel(/^Unsanctioned apps/).check();
+      await page.getByLabel('Message to the user').fill('Remove personal data before sending it to an AI app.');
       await page.getByRole('button', { name: 'Create policy' }).click();
       await expect.poll(() => page.getByRole('status').filter({ hasText: `Policy “${name}” created.` }).isVisible()).toBe(true);
       await expect.poll(() => row(page, name).textContent()).toContain('Platform: chatgpt, claude');
@@ -70,8 +73,9 @@ describe.skipIf(!chromiumFound).each(STORES)('console policies [%s]', (kind) => 
         action: 'coach', severity: 'high', enabled: true, description: 'Emails and IBANs pasted into chatbots',
         conditions: {
           platform_ids: ['chatgpt', 'claude'], classification_types: ['EMAIL', 'IBAN', 'CUSTOMER_ID'], min_risk_score: 0.5,
-          directions: ['outbound'], sources: ['browser_extension'], interaction_types: ['prompt'],
+          directions: ['outbound'], sources: ['browser_extension'], interaction_types: ['prompt'], platform_statuses: ['unsanctioned'],
         },
+        message: 'Remove personal data before sending it to an AI app.',
       });
       expect(created!.conditions).not.toHaveProperty('validated_only');
 
@@ -80,6 +84,8 @@ describe.skipIf(!chromiumFound).each(STORES)('console policies [%s]', (kind) => 
       await expect.poll(() => page.getByLabel('Minimum risk score').inputValue()).toBe('0.5');
       expect(await page.getByLabel('IBAN', { exact: true }).isChecked()).toBe(true);
       expect(await page.getByLabel('Other data types').inputValue()).toBe('CUSTOMER_ID');
+      expect(await page.getByLabel('Message to the user').inputValue()).toBe('Remove personal data before sending it to an AI app.');
+      await page.getByLabel('Message to the user').fill('');
       await page.getByLabel('Action', { exact: true }).selectOption('block');
       await page.getByLabel('Minimum risk score').fill('0.6');
       await page.getByLabel('IBAN', { exact: true }).uncheck();
@@ -89,10 +95,10 @@ describe.skipIf(!chromiumFound).each(STORES)('console policies [%s]', (kind) => 
       await page.getByRole('button', { name: 'Save policy' }).click();
       await expect.poll(() => page.getByRole('status').filter({ hasText: `Policy “${name}” saved.` }).isVisible()).toBe(true);
       const edited = await storedPolicy(h, tenant, name);
-      expect(edited).toMatchObject({ id: created!.id, action: 'block', severity: 'high' });
+      expect(edited).toMatchObject({ id: created!.id, action: 'block', severity: 'high', message: null });
       expect(edited!.conditions).toEqual({
         platform_ids: ['chatgpt', 'claude'], classification_types: ['EMAIL'], min_risk_score: 0.6, directions: ['outbound'],
-        sources: ['browser_extension', 'proxy'], interaction_types: ['prompt'], validated_only: true,
+        sources: ['browser_extension', 'proxy'], interaction_types: ['prompt'], validated_only: true, platform_statuses: ['unsanctioned'],
       });
 
       // Disable, then enable.

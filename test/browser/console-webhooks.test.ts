@@ -53,6 +53,7 @@ describe.skipIf(!chromiumFound).each(STORES)('console webhooks [%s]', (kind) => 
       await page.getByRole('button', { name: 'Register a webhook' }).click();
       const register = page.getByRole('dialog', { name: 'Register a webhook' });
       await register.getByLabel('URL').fill(receiver.url(path));
+      expect(await register.getByLabel('Format').inputValue()).toBe('standard');
       await register.getByLabel('Description').fill('SIEM intake');
       await register.getByLabel('policy.created', { exact: true }).check();
       await register.getByLabel('alert.created', { exact: true }).check();
@@ -75,7 +76,7 @@ describe.skipIf(!chromiumFound).each(STORES)('console webhooks [%s]', (kind) => 
       const [stored] = (listed.json() as { webhooks: Record<string, unknown>[] }).webhooks;
       expect(stored).toMatchObject({
         url: receiver.url(path), description: 'SIEM intake', events: ['policy.created', 'alert.created'],
-        headers: { 'X-Source': 'ugs-console' }, has_auth_token: true, active: true,
+        headers: { 'X-Source': 'ugs-console' }, has_auth_token: true, active: true, format: 'standard',
       });
       const webhookId = stored!.id as string;
       const row = page.getByRole('row').filter({ hasText: receiver.url(path) });
@@ -126,9 +127,10 @@ describe.skipIf(!chromiumFound).each(STORES)('console webhooks [%s]', (kind) => 
       expect(eventIds).toEqual([bodyOf(first!).id, bodyOf(first!).id]);
       await screenshot(page, 'webhook-detail');
 
-      // Edit: description, events, and the token removed.
+      // Edit: format, description, events, and the token removed.
       await page.getByRole('button', { name: 'Edit' }).click();
       const edit = page.getByRole('dialog', { name: 'Edit the webhook' });
+      await edit.getByLabel('Format').selectOption('ocsf');
       await edit.getByLabel('Description').fill('SIEM intake (eu)');
       await edit.getByLabel('alert.created', { exact: true }).uncheck();
       await edit.getByLabel('Remove the auth token').check();
@@ -136,7 +138,8 @@ describe.skipIf(!chromiumFound).each(STORES)('console webhooks [%s]', (kind) => 
       await expect.poll(() => page.getByRole('status').filter({ hasText: 'Webhook saved.' }).isVisible()).toBe(true);
       await expect.poll(() => page.getByRole('heading', { name: 'SIEM intake (eu)' }).isVisible()).toBe(true);
       const edited = (await h.call('GET', `/api/v1/webhooks/${webhookId}`, { token: tenant.adminToken })).json();
-      expect(edited).toMatchObject({ description: 'SIEM intake (eu)', events: ['policy.created'], has_auth_token: false });
+      expect(edited).toMatchObject({ description: 'SIEM intake (eu)', events: ['policy.created'], has_auth_token: false, format: 'ocsf' });
+      await expect.poll(() => page.getByRole('region', { name: 'Webhook details' }).textContent()).toContain('OCSF 1.3');
 
       // Rotate: a new secret, once; the next delivery verifies with it.
       await page.getByRole('button', { name: 'Rotate secret' }).click();
@@ -156,11 +159,17 @@ describe.skipIf(!chromiumFound).each(STORES)('console webhooks [%s]', (kind) => 
       const afterRotation = at()[3]!;
       expect(() => verifyStandard(newSecret, afterRotation)).not.toThrow();
       expect(afterRotation.headers.authorization).toBeUndefined();
+      // Sent in the format chosen in the edit, and shown so in the history.
+      expect(JSON.parse(afterRotation.rawBody.toString('utf8'))).toMatchObject({
+        class_uid: 3004, metadata: { version: '1.3.0', event_code: 'policy.created' },
+      });
+      await expect.poll(() => refreshedCount(page, 'OCSF 1.3'), WORKER_WAIT).toBe(1);
 
       // The list shows its last delivery, then delete it.
       await page.getByRole('link', { name: '← Webhooks' }).click();
       const listRow = page.getByRole('row').filter({ hasText: receiver.url(path) });
       await expect.poll(() => listRow.textContent()).toContain('SIEM intake (eu)');
+      expect(await listRow.textContent()).toContain('OCSF 1.3');
       await screenshot(page, 'webhooks');
       await listRow.getByRole('link', { name: receiver.url(path) }).click();
       await page.getByRole('button', { name: 'Delete' }).click();

@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/platform/store/migrate.js';
-import { migrations } from '../../src/platform/store/migrations/index.js';
 import { RISK_THRESHOLDS, riskBucketOf } from '../../src/modules/counts/buckets.js';
 import { openAlertsBySeverity } from '../../src/modules/counts/alert-sums.js';
 import { compactAlertCounts, compactCounts } from '../../src/modules/counts/compaction.js';
@@ -10,7 +8,6 @@ import type { DateRange } from '../../src/kernel/dates.js';
 import { countInteractions } from '../../src/modules/interactions/interactions.totals.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
 import { createTestStore, ownerDb, STORES, type TestStore } from '../helpers/stores.js';
-import { asTableOwner } from '../../src/platform/store/tenant-scope.js';
 
 describe.each(STORES)('interaction counts in the store [%s]', (kind) => {
   let testStore: TestStore | undefined;
@@ -32,13 +29,7 @@ describe.each(STORES)('interaction counts in the store [%s]', (kind) => {
   it('counts the interactions stored before the upgrade that adds the counts', async () => {
     testStore = await createTestStore(kind, { empty: true });
     const db = ownerDb(testStore.store);
-    const migrator = new Migrator({
-      db, provider: { getMigrations: async () => migrations },
-      migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock',
-    });
-    // The migrator reads the catalog without the owner's scope: give it the owner's for the whole run.
-    const { error } = await asTableOwner(() => migrator.migrateTo('0006_tenant_versions'));
-    expect(error).toBeUndefined();
+    await migrate(db, { to: '0006_tenant_versions' });
     const tenantId = uuidv7();
     await sql`insert into tenants (id, name, created_at) values (${tenantId}, 'Old', now())`.execute(db);
     await sql`insert into interactions (tenant_id, id, timestamp, platform_id, content_hash, interaction_type,
@@ -68,11 +59,7 @@ describe.each(STORES)('interaction counts in the store [%s]', (kind) => {
   it('counts the open alerts stored before the upgrade that adds their counts, sub-millisecond dates included', async () => {
     testStore = await createTestStore(kind, { empty: true });
     const db = ownerDb(testStore.store);
-    const migrator = new Migrator({
-      db, provider: { getMigrations: async () => migrations },
-      migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock',
-    });
-    expect((await asTableOwner(() => migrator.migrateTo('0008_list_indexes'))).error).toBeUndefined();
+    await migrate(db, { to: '0008_list_indexes' });
     const tenantId = uuidv7();
     await sql`insert into tenants (id, name, created_at) values (${tenantId}, 'Old', now())`.execute(db);
     // 300 alerts every 37 minutes and a few microseconds: severities in turn, one in three resolved.

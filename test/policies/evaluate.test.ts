@@ -9,6 +9,7 @@ const DIRECTIONS = ['outbound', 'inbound'] as const;
 const SOURCES = ['browser_extension', 'proxy', 'endpoint_agent', 'api'] as const;
 const INTERACTION_TYPES = ['prompt', 'completion', 'tool_call', 'embedding'] as const;
 const ACTIONS = ['block', 'coach', 'log'] as const;
+const STATUSES = ['sanctioned', 'unsanctioned', 'blocked'] as const;
 const RANK = { block: 0, coach: 1, log: 2 };
 
 const interactionArb: fc.Arbitrary<EvaluatedInteraction> = fc.record({
@@ -18,7 +19,8 @@ const interactionArb: fc.Arbitrary<EvaluatedInteraction> = fc.record({
   direction: fc.constantFrom(...DIRECTIONS),
   source: fc.constantFrom(...SOURCES),
   interaction_type: fc.constantFrom(...INTERACTION_TYPES),
-});
+  platform_status: fc.constantFrom(...STATUSES),
+}, { requiredKeys: ['platform_id', 'classifications', 'risk_score', 'direction', 'source', 'interaction_type'] });
 
 const subset = <T>(values: readonly T[]) => fc.subarray([...values], { minLength: 1 });
 const conditionsArb: fc.Arbitrary<PolicyConditions> = fc.record({
@@ -29,6 +31,7 @@ const conditionsArb: fc.Arbitrary<PolicyConditions> = fc.record({
   sources: subset(SOURCES),
   interaction_types: subset(INTERACTION_TYPES),
   validated_only: fc.constant(true),
+  platform_statuses: subset(STATUSES),
 }, { requiredKeys: [] });
 
 const policyArb = (conditions = conditionsArb, enabled: fc.Arbitrary<boolean> = fc.boolean()): fc.Arbitrary<PolicyRule> =>
@@ -54,6 +57,8 @@ const HOLDS: Record<keyof PolicyConditions, (c: Required<PolicyConditions>, i: E
   directions: (c, i) => c.directions.includes(i.direction),
   sources: (c, i) => c.sources.includes(i.source),
   interaction_types: (c, i) => c.interaction_types.includes(i.interaction_type),
+  // No status given: the platform was never decided on, so it is unsanctioned.
+  platform_statuses: (c, i) => c.platform_statuses.includes(i.platform_status ?? 'unsanctioned'),
 };
 const holdsAll = (conditions: PolicyConditions, i: EvaluatedInteraction) =>
   (Object.keys(conditions) as Array<keyof PolicyConditions>)
@@ -115,6 +120,15 @@ describe('evaluate (examples)', () => {
     expect(evaluate([rule({ conditions: { ...cards, validated_only: false } })], interaction)[0]!.matched_conditions).toBe(1);
     const validIban = { ...base, classifications: [{ type: 'IBAN', validated: true }] };
     expect(evaluate([rule({ conditions: { ...cards, validated_only: true } })], validIban)[0]!.matched_conditions).toBe(2);
+  });
+
+  it('matches platform_statuses on the status the interaction is judged with; none given is unsanctioned', () => {
+    const onBlocked = rule({ conditions: { platform_statuses: ['blocked'] } });
+    const onUnsanctioned = rule({ conditions: { platform_statuses: ['unsanctioned'] } });
+    expect(evaluate([onBlocked], { ...base, platform_status: 'blocked' })).toHaveLength(1);
+    expect(evaluate([onBlocked], { ...base, platform_status: 'sanctioned' })).toEqual([]);
+    expect(evaluate([onUnsanctioned], base)).toHaveLength(1);
+    expect(evaluate([onUnsanctioned], { ...base, platform_status: 'sanctioned' })).toEqual([]);
   });
 
   it('treats an interaction without classifications as matching no classification condition', () => {

@@ -21,7 +21,7 @@ describe.each(STORES)('policies [%s]', (kind) => {
     const policy = response.json();
     expect(policy).toEqual({
       id: expect.any(String), name: 'Log everything', description: '', action: 'log', severity: 'medium', enabled: true,
-      conditions: {}, created_at: expect.any(String), updated_at: policy.created_at,
+      conditions: {}, message: null, created_at: expect.any(String), updated_at: policy.created_at,
     });
     expect(await outboxEvents(h, t.tenantId)).toEqual([{ type: 'policy.created', data: policy }]);
     expect(await auditActions(h, t.tenantId)).toEqual([
@@ -61,6 +61,11 @@ describe.each(STORES)('policies [%s]', (kind) => {
     ['an unknown source', { name: 'p', action: 'log', conditions: { sources: ['email'] } }],
     ['an unknown interaction type', { name: 'p', action: 'log', conditions: { interaction_types: ['chat'] } }],
     ['a classification type that is not a string', { name: 'p', action: 'log', conditions: { classification_types: [1] } }],
+    ['an unknown platform status', { name: 'p', action: 'log', conditions: { platform_statuses: ['allowed'] } }],
+    ['an empty platform status list', { name: 'p', action: 'log', conditions: { platform_statuses: [] } }],
+    ['a message of 501 characters', { name: 'p', action: 'coach', message: 'm'.repeat(501) }],
+    ['an empty message', { name: 'p', action: 'coach', message: '' }],
+    ['a message that is not a string', { name: 'p', action: 'coach', message: 1 }],
   ])('refuses a policy with %s: 400, nothing stored', async (_name, body) => {
     const t = await h.tenant();
     const response = await h.call('POST', '/api/v1/policies', { token: t.adminToken, body });
@@ -91,6 +96,22 @@ describe.each(STORES)('policies [%s]', (kind) => {
     }
   });
 
+  it('stores a message and the platform_statuses condition; an update replaces the message, null removes it', async () => {
+    const t = await h.tenant();
+    const policy = await createPolicy(h, t, { name: 'unsanctioned apps', action: 'coach', message: 'Ask IT before using this app.',
+      conditions: { platform_statuses: ['unsanctioned', 'blocked', 'unsanctioned'] } });
+    expect(policy).toMatchObject({ message: 'Ask IT before using this app.', conditions: { platform_statuses: ['unsanctioned', 'blocked'] } });
+    expect((await h.call('GET', `/api/v1/policies/${policy.id}`, { token: t.adminToken })).json()).toEqual(policy);
+    const changed = await h.call('PUT', `/api/v1/policies/${policy.id}`, { token: t.adminToken, body: { message: 'm'.repeat(500) } });
+    expect(changed.json().message).toBe('m'.repeat(500));
+    const removed = await h.call('PUT', `/api/v1/policies/${policy.id}`, { token: t.adminToken, body: { message: null } });
+    expect(removed.json().message).toBeNull();
+    expect((await auditActions(h, t.tenantId)).slice(1).map((entry) => entry.details)).toEqual([
+      { name: 'unsanctioned apps', changed: ['message'] }, { name: 'unsanctioned apps', changed: ['message'] },
+    ]);
+    expect((await outboxEvents(h, t.tenantId, 'policy.updated')).at(-1)!.data).toEqual(removed.json());
+  });
+
   it('updates only the fields given, replaces conditions whole, emits policy.updated and audits the changed fields', async () => {
     const t = await h.tenant();
     const policy = await createPolicy(h, t, { name: 'p', action: 'log', conditions: { platform_ids: ['openai'], min_risk_score: 0.5 } });
@@ -116,7 +137,8 @@ describe.each(STORES)('policies [%s]', (kind) => {
     const t = await h.tenant();
     const policy = await createPolicy(h, t, { name: 'p', action: 'log' });
     for (const body of [{ action: 'warn' }, { name: '' }, { severity: 'urgent' }, { enabled: 1 },
-      { conditions: { min_risk_score: -1 } }, { conditions: { platform: ['openai'] } }, { conditions: { platform_ids: ['-x'] } }]) {
+      { conditions: { min_risk_score: -1 } }, { conditions: { platform: ['openai'] } }, { conditions: { platform_ids: ['-x'] } },
+      { message: 'm'.repeat(501) }, { message: '' }, { conditions: { platform_statuses: ['tolerated'] } }]) {
       const response = await h.call('PUT', `/api/v1/policies/${policy.id}`, { token: t.adminToken, body });
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().code).toBe('validation_error');

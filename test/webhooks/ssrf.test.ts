@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { AppError } from '../../src/kernel/errors.js';
+import { WEBHOOK_FORMATS } from '../../src/kernel/vocabulary.js';
 import { blockedAddressReason } from '../../src/modules/delivery/target-guard.js';
 import { checkWebhookUrl } from '../../src/modules/webhooks/webhooks.validation.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
@@ -92,6 +93,36 @@ describe.each(STORES)('webhook target addresses [%s]', (kind) => {
     expect(updated.json().details[0].message).toContain(HINT_SENTENCE);
   });
 
+  it('applies the same address rules to the ocsf format: at create, at update, and to the kept URL when only the format changes', async () => {
+    const t = await h.tenant();
+    for (const url of BLOCKED_URLS.slice(0, 12)) {
+      const response = await h.call('POST', '/api/v1/webhooks', { token: t.adminToken, body: { url, format: 'ocsf', events: ['user.invited'] } });
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json().details[0].path).toBe('body.url');
+    }
+    const accepted = await createWebhook(h, t, { url: 'https://93.184.215.14/hook', format: 'ocsf', events: ['user.invited'] });
+    const moved = await h.call('PUT', `/api/v1/webhooks/${accepted.id}`, { token: t.adminToken, body: { url: 'https://10.0.0.1/hook' } });
+    expect(moved.statusCode).toBe(400);
+    expect(moved.json().error).toContain(HINT);
+
+    // A URL that turned private (a DNS change, a row of an earlier check) is checked again when the format changes.
+    const id = await retargeted(t, 'https://127.0.0.1/hook');
+    const reformatted = await h.call('PUT', `/api/v1/webhooks/${id}`, { token: t.adminToken, body: { format: 'ocsf' } });
+    expect(reformatted.statusCode).toBe(400);
+    expect(reformatted.json()).toMatchObject({ code: 'validation_error', details: [{ path: 'body.url' }] });
+    const rows = await h.db.selectFrom('webhooks').select(['id', 'url', 'format']).where('tenant_id', '=', t.tenantId).orderBy('id').execute();
+    expect(rows.map((row) => [row.url, row.format])).toEqual([['https://93.184.215.14/hook', 'ocsf'], ['https://127.0.0.1/hook', 'standard']]);
+  });
+
+  it('refuses loopback targets when an ocsf webhook connects, as for any format', async () => {
+    const t = await h.tenant();
+    const id = await retargeted(t, `https://127.0.0.1:${receiver.port}/hook`);
+    await h.db.updateTable('webhooks').set({ format: 'ocsf' }).where('tenant_id', '=', t.tenantId).where('id', '=', id).execute();
+    const response = await h.call('POST', `/api/v1/webhooks/${id}/test`, { token: t.adminToken, body: { event_type: 'alert.created' } });
+    expect(response.json()).toMatchObject({ delivered: false, status_code: 0, error: expect.stringContaining(HINT) });
+    expect(receiver.requests).toHaveLength(0);
+  });
+
   it('refuses loopback targets when connecting (test operation): status_code 0 and an error, nothing received', async () => {
     const t = await h.tenant();
     for (const host of LOOPBACK_HOSTS) {
@@ -130,8 +161,13 @@ describe('address rule (property tests)', () => {
       `${o[0]}.${(o[1]! << 16) + (o[2]! << 8) + o[3]!}`, `[::ffff:${o.join('.')}]`,
     ];
   };
-  const refusedAtCreate = async (host: string) =>
-    checkWebhookUrl(strict, `https://${host}/hook`).then(() => false, (error: unknown) => error instanceof AppError && error.code === 'validation_error');
+  /** Whether every format refuses the host (the address rules are the same for all); a format that disagrees fails. */
+  const refusedAtCreate = async (host: string) => {
+    const verdicts = await Promise.all(WEBHOOK_FORMATS.map((format) => checkWebhookUrl(strict, `https://${host}/hook`, format)
+      .then(() => false, (error: unknown) => error instanceof AppError && error.code === 'validation_error')));
+    expect(new Set(verdicts).size, host).toBe(1);
+    return verdicts[0]!;
+  };
 
   it('refuses every spelling of loopback, private, link-local, CGNAT and multicast IPv4 addresses', async () => {
     const blockedRanges: Array<[number, number, number]> = [[127, 0, 8], [10, 0, 8], [172, 16, 12], [192, 168, 16], [169, 254, 16], [100, 64, 10], [224, 0, 4], [0, 0, 8]];

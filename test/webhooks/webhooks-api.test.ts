@@ -170,7 +170,7 @@ describe.each(STORES)('webhooks API [%s]', (kind) => {
     const response = await h.call('GET', `/api/v1/webhooks/${created.id}`, { token: t.adminToken });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
-      id: created.id, url: receiver.url(), events: ['user.invited'], active: true, description: '',
+      id: created.id, url: receiver.url(), format: 'standard', events: ['user.invited'], active: true, description: '',
       headers: { 'X-Team': 'secops' }, has_auth_token: true, created_at: created.created_at,
       updated_at: created.created_at, last_delivery: null, delivery_count: 0, queued: 0, oldest_queued_at: null,
     });
@@ -281,7 +281,7 @@ describe.each(STORES)('webhooks API [%s]', (kind) => {
     expect(history.json()).toEqual({
       deliveries: [{
         id: result.delivery_id, timestamp: result.timestamp, event_type: 'interaction.high_risk', event_id: expect.stringMatching(/^evt_/),
-        attempt: 1, test: true, status_code: 200, response_time_ms: result.response_time_ms, success: true,
+        attempt: 1, test: true, format: 'standard', status_code: 200, response_time_ms: result.response_time_ms, success: true,
       }],
       total: 1,
       next_cursor: null,

@@ -9,6 +9,7 @@ import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Deliveries } from './webhooks/deliveries.js';
 import { RotateSecretDialog } from './webhooks/rotate-secret-dialog.js';
 import { SendTest } from './webhooks/send-test.js';
+import { formatLabel } from './webhooks/formats.js';
 import type { Webhook } from './webhooks/types.js';
 import { WebhookForm } from './webhooks/webhook-form.js';
 
@@ -99,6 +100,8 @@ function WebhookDetails({ webhook }: { webhook: Webhook }) {
         <dd>{webhook.active ? <Badge tone="good">Active</Badge> : <Badge tone="bad">Inactive</Badge>}</dd>
         <dt>Id</dt>
         <dd><code>{webhook.id}</code></dd>
+        <dt>Format</dt>
+        <dd>{formatLabel(webhook.format)}</dd>
         <dt>Events</dt>
         <dd>{webhook.events.map((event) => <span key={event}><Badge tone="info">{event}</Badge> </span>)}</dd>
         <dt>Custom headers</dt>

@@ -6,6 +6,7 @@ import { useIsAdmin } from '../api/use-session.js';
 import { Pager } from '../components/pager.js';
 import { Badge, Empty, Field, formatDate, formatNumber, PageHeader, QueryState } from '../components/ui.js';
 import { usePageParam } from '../lib/url-state.js';
+import { formatLabel } from './webhooks/formats.js';
 import { RegisterWebhookDialog } from './webhooks/register-dialog.js';
 
 const LIMIT = 25;
@@ -56,6 +57,7 @@ export function WebhooksPage() {
                 <tr>
                   <th>URL</th>
                   <th>Description</th>
+                  <th>Format</th>
                   <th>Events</th>
                   <th>Status</th>
                   <th className="num">Queued</th>
@@ -68,6 +70,7 @@ export function WebhooksPage() {
                   <tr key={webhook.id}>
                     <td><Link to={`/webhooks/${webhook.id}`}><code>{webhook.url}</code></Link></td>
                     <td>{webhook.description || <span className="muted">—</span>}</td>
+                    <td>{formatLabel(webhook.format)}</td>
                     <td>{webhook.events.join(', ')}</td>
                     <td>{webhook.active ? <Badge tone="good">Active</Badge> : <Badge tone="bad">Inactive</Badge>}</td>
                     <td className="num">{formatNumber(webhook.queued)}</td>

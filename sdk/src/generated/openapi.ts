@@ -626,6 +626,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/platforms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List AI platforms
+         * @description The catalog of AI platforms, with the tenant's status of each (`unsanctioned` until set) and its overrides, then the platforms seen in the tenant's interactions (or given a status) that the catalog lacks (`catalog: false`, their facts null or empty); all by id.
+         *
+         *     Access: users with the role `admin` or `viewer`; API keys cannot call it.
+         */
+        get: operations["listPlatforms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platforms/{platform_id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the tenant's status of a platform
+         * @description Sanction, unsanction or block a platform of the catalog or of the tenant's interactions (another id is 404), with a note and, optionally, the tenant's own name, category or risk tier of it. Policies with the condition `platform_statuses` apply the change to the next interaction created. Each change is audited with its old and new values.
+         *
+         *     Access: users with the role `admin`; API keys cannot call it.
+         */
+        put: operations["setPlatformStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/alerts": {
         parameters: {
             query?: never;
@@ -1647,6 +1691,7 @@ export interface components {
          *           "outbound"
          *         ]
          *       },
+         *       "message": "Card numbers must never be sent to an AI platform: remove it before sending.",
          *       "created_at": "2026-01-31T09:15:27.482Z",
          *       "updated_at": "2026-03-02T09:15:27.482Z"
          *     }
@@ -1669,7 +1714,9 @@ export interface components {
                 sources?: ("browser_extension" | "proxy" | "endpoint_agent" | "api")[];
                 interaction_types?: ("prompt" | "completion" | "tool_call" | "embedding")[];
                 validated_only?: boolean;
+                platform_statuses?: ("sanctioned" | "unsanctioned" | "blocked")[];
             };
+            message: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2212,6 +2259,7 @@ export interface components {
          *             "outbound"
          *           ]
          *         },
+         *         "message": "Card numbers must never be sent to an AI platform: remove it before sending.",
          *         "created_at": "2026-01-31T09:15:27.482Z",
          *         "updated_at": "2026-03-02T09:15:27.482Z"
          *       }
@@ -2261,6 +2309,7 @@ export interface components {
          *             "outbound"
          *           ]
          *         },
+         *         "message": "Card numbers must never be sent to an AI platform: remove it before sending.",
          *         "created_at": "2026-01-31T09:15:27.482Z",
          *         "updated_at": "2026-03-02T09:15:27.482Z"
          *       }
@@ -2343,6 +2392,7 @@ export interface components {
          *             "outbound"
          *           ]
          *         },
+         *         "message": "Card numbers must never be sent to an AI platform: remove it before sending.",
          *         "created_at": "2026-01-31T09:15:27.482Z",
          *         "updated_at": "2026-03-02T09:15:27.482Z"
          *       }
@@ -2392,6 +2442,7 @@ export interface components {
          *             "outbound"
          *           ]
          *         },
+         *         "message": "Card numbers must never be sent to an AI platform: remove it before sending.",
          *         "created_at": "2026-01-31T09:15:27.482Z",
          *         "updated_at": "2026-03-02T09:15:27.482Z"
          *       }
@@ -3235,6 +3286,8 @@ export interface components {
             action: "block" | "coach" | "log";
             /** @description How many conditions the policy has (all matched) */
             matched_conditions: number;
+            /** @description The policy's message for the user, when it has one: in the answer of a create only (a client shows it when coaching or blocking); not stored with the interaction */
+            message?: string;
         };
         /**
          * @description A detected value to look for: it is turned into its fingerprint and never stored.
@@ -3288,6 +3341,7 @@ export interface components {
          *           "IBAN"
          *         ]
          *       },
+         *       "message": "Personal data must not be sent to AI assistants: remove it, or use the approved tool.",
          *       "created_at": "2026-01-20T14:00:00.000Z",
          *       "updated_at": "2026-01-20T14:00:00.000Z"
          *     }
@@ -3310,7 +3364,9 @@ export interface components {
                 sources?: ("browser_extension" | "proxy" | "endpoint_agent" | "api")[];
                 interaction_types?: ("prompt" | "completion" | "tool_call" | "embedding")[];
                 validated_only?: boolean;
+                platform_statuses?: ("sanctioned" | "unsanctioned" | "blocked")[];
             };
+            message: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3349,6 +3405,8 @@ export interface components {
             /** @default true */
             enabled?: boolean;
             conditions?: components["schemas"]["PolicyConditions"];
+            /** @description What the client (a browser extension) shows the user when this policy coaches or blocks */
+            message?: string;
         };
         /**
          * @description A change of a policy: fields left out keep their value; `conditions`, when given, replace the old ones whole.
@@ -3372,6 +3430,8 @@ export interface components {
             severity?: "low" | "medium" | "high" | "critical";
             enabled?: boolean;
             conditions?: components["schemas"]["PolicyConditions"];
+            /** @description The new message; null removes it */
+            message?: string | null;
         };
         /**
          * @description A page of policies.
@@ -3394,6 +3454,7 @@ export interface components {
          *               "IBAN"
          *             ]
          *           },
+         *           "message": "Personal data must not be sent to AI assistants: remove it, or use the approved tool.",
          *           "created_at": "2026-01-20T14:00:00.000Z",
          *           "updated_at": "2026-01-20T14:00:00.000Z"
          *         }
@@ -3436,6 +3497,8 @@ export interface components {
             interaction_types?: ("prompt" | "completion" | "tool_call" | "embedding")[];
             /** @description Count only the classifications the service validated (`validated: true`): with `classification_types`, one of those types must be validated; without, any validated classification. Default false */
             validated_only?: boolean;
+            /** @description The tenant's status of the interaction's platform is one of these (a platform never given one is `unsanctioned`), as it is when the interaction is created */
+            platform_statuses?: ("sanctioned" | "unsanctioned" | "blocked")[];
         };
         /**
          * @description What a policy would have done to the interactions already stored: nothing is stored.
@@ -3471,6 +3534,110 @@ export interface components {
             scanned: number;
             /** @description True when older interactions of the range were not examined (POLICY_DRY_RUN_MAX_ROWS) */
             truncated: boolean;
+        };
+        /**
+         * @description An AI platform: the catalog's facts, with the tenant's status and overrides merged.
+         * @example {
+         *       "id": "openai",
+         *       "name": "ChatGPT",
+         *       "vendor": "OpenAI",
+         *       "category": "assistant",
+         *       "domains": [
+         *         "chatgpt.com",
+         *         "chat.openai.com"
+         *       ],
+         *       "risk_tier": "high",
+         *       "trains_on_inputs": true,
+         *       "data_regions": [],
+         *       "sources": [
+         *         "https://openai.com/policies/privacy-policy/"
+         *       ],
+         *       "status": "sanctioned",
+         *       "note": "Enterprise workspace only",
+         *       "overridden": [],
+         *       "catalog": true,
+         *       "updated_at": "2026-03-01T10:00:00.000Z"
+         *     }
+         */
+        Platform: {
+            /** @description The platform_id interactions carry (lowercase) */
+            id: string;
+            name: string | null;
+            vendor: string | null;
+            category: ("assistant" | "code" | "media" | "search" | "agents" | "model_api" | "productivity") | null;
+            /** @description Host names the platform is used on; each covers its subdomains */
+            domains: string[];
+            risk_tier: ("low" | "medium" | "high") | null;
+            trains_on_inputs: boolean | null;
+            /** @description Where the vendor keeps the data (ISO 3166 codes or `EU`); empty when unknown */
+            data_regions: string[];
+            /** @description The vendor's public pages the facts come from */
+            sources: string[];
+            /**
+             * @description The tenant's decision; `unsanctioned` until one is made
+             * @enum {string}
+             */
+            status: "sanctioned" | "unsanctioned" | "blocked";
+            /** @description Why, as the admin who set the status wrote it; empty when none */
+            note: string;
+            /** @description The fields that show the tenant's own value instead of the catalog's */
+            overridden: ("name" | "category" | "risk_tier")[];
+            /** @description False for a platform the tenant has seen (or set a status on) that the catalog lacks: its facts are then null or empty */
+            catalog: boolean;
+            updated_at: string | null;
+        };
+        /**
+         * @description The catalog and the platforms of the tenant that it lacks, each with the tenant's status, by id.
+         * @example {
+         *       "platforms": [
+         *         {
+         *           "id": "openai",
+         *           "name": "ChatGPT",
+         *           "vendor": "OpenAI",
+         *           "category": "assistant",
+         *           "domains": [
+         *             "chatgpt.com",
+         *             "chat.openai.com"
+         *           ],
+         *           "risk_tier": "high",
+         *           "trains_on_inputs": true,
+         *           "data_regions": [],
+         *           "sources": [
+         *             "https://openai.com/policies/privacy-policy/"
+         *           ],
+         *           "status": "sanctioned",
+         *           "note": "Enterprise workspace only",
+         *           "overridden": [],
+         *           "catalog": true,
+         *           "updated_at": "2026-03-01T10:00:00.000Z"
+         *         }
+         *       ],
+         *       "total": 1
+         *     }
+         */
+        PlatformList: {
+            platforms: components["schemas"]["Platform"][];
+            total: number;
+        };
+        /**
+         * @description The tenant's status of a platform, its note, and the tenant's own view of the platform where it differs from the catalog.
+         * @example {
+         *       "status": "blocked",
+         *       "note": "Stores prompts in a region we cannot accept",
+         *       "risk_tier": "high"
+         *     }
+         */
+        PlatformStatusUpdate: {
+            /** @enum {string} */
+            status: "sanctioned" | "unsanctioned" | "blocked";
+            /** @description Why; replaces the previous note (left out: kept) */
+            note?: string;
+            /** @description The tenant's own name of the platform; null: the catalog's (left out: kept) */
+            name?: string | null;
+            /** @description The tenant's own category; null: the catalog's (left out: kept) */
+            category?: ("assistant" | "code" | "media" | "search" | "agents" | "model_api" | "productivity") | null;
+            /** @description The tenant's own risk tier; null: the catalog's (left out: kept) */
+            risk_tier?: ("low" | "medium" | "high") | null;
         };
         /**
          * @description Raised when an interaction matches a policy; open until an administrator resolves it.
@@ -3762,6 +3929,7 @@ export interface components {
          * @example {
          *       "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
          *       "url": "https://siem.example.com/hooks/ai-usage",
+         *       "format": "ocsf",
          *       "events": [
          *         "alert.created",
          *         "interaction.policy_violated"
@@ -3784,6 +3952,11 @@ export interface components {
             /** @description Prefix `whk_` */
             id: string;
             url: string;
+            /**
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet
+             * @enum {string}
+             */
+            format: "standard" | "ocsf";
             events: string[];
             active: boolean;
             description: string;
@@ -3806,6 +3979,7 @@ export interface components {
          * @description A new webhook: where to send which events.
          * @example {
          *       "url": "https://siem.example.com/hooks/ai-usage",
+         *       "format": "ocsf",
          *       "events": [
          *         "alert.created",
          *         "interaction.policy_violated"
@@ -3820,6 +3994,11 @@ export interface components {
         WebhookCreate: {
             /** @description An https:// URL whose host resolves only to public addresses */
             url: string;
+            /**
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet. A create without it: `standard`
+             * @enum {string}
+             */
+            format?: "standard" | "ocsf";
             /** @description Subscribed event types (at least one) */
             events: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry")[];
             description?: string;
@@ -3837,12 +4016,18 @@ export interface components {
          *       "active": true,
          *       "events": [
          *         "alert.created"
-         *       ]
+         *       ],
+         *       "format": "ocsf"
          *     }
          */
         WebhookUpdate: {
             /** @description An https:// URL whose host resolves only to public addresses */
             url?: string;
+            /**
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet. A create without it: `standard`
+             * @enum {string}
+             */
+            format?: "standard" | "ocsf";
             /** @description Subscribed event types (at least one) */
             events?: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "audit.entry")[];
             description?: string;
@@ -3859,6 +4044,7 @@ export interface components {
          * @example {
          *       "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
          *       "url": "https://siem.example.com/hooks/ai-usage",
+         *       "format": "ocsf",
          *       "events": [
          *         "alert.created",
          *         "interaction.policy_violated"
@@ -3882,6 +4068,11 @@ export interface components {
             /** @description Prefix `whk_` */
             id: string;
             url: string;
+            /**
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet
+             * @enum {string}
+             */
+            format: "standard" | "ocsf";
             events: string[];
             active: boolean;
             description: string;
@@ -3909,6 +4100,7 @@ export interface components {
          *         {
          *           "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
          *           "url": "https://siem.example.com/hooks/ai-usage",
+         *           "format": "ocsf",
          *           "events": [
          *             "alert.created",
          *             "interaction.policy_violated"
@@ -3945,6 +4137,7 @@ export interface components {
          *       "event_id": "evt_0195b1d4405b7c43d4e56f7a8b9cad10",
          *       "attempt": 1,
          *       "test": false,
+         *       "format": "ocsf",
          *       "status_code": 200,
          *       "response_time_ms": 87,
          *       "success": true
@@ -3961,6 +4154,11 @@ export interface components {
             attempt: number;
             /** @description Made by the test operation */
             test: boolean;
+            /**
+             * @description The body format the attempt was sent in: its webhook's format at that moment
+             * @enum {string}
+             */
+            format: "standard" | "ocsf";
             /** @description HTTP status of the answer; 0 when none came */
             status_code: number;
             response_time_ms: number;
@@ -3979,6 +4177,7 @@ export interface components {
          *           "event_id": "evt_0195b1d4405b7c43d4e56f7a8b9cad10",
          *           "attempt": 1,
          *           "test": false,
+         *           "format": "ocsf",
          *           "status_code": 200,
          *           "response_time_ms": 87,
          *           "success": true
@@ -6256,6 +6455,7 @@ export interface operations {
                      *               "IBAN"
                      *             ]
                      *           },
+                     *           "message": "Personal data must not be sent to AI assistants: remove it, or use the approved tool.",
                      *           "created_at": "2026-01-20T14:00:00.000Z",
                      *           "updated_at": "2026-01-20T14:00:00.000Z"
                      *         }
@@ -6334,6 +6534,7 @@ export interface operations {
                      *           "IBAN"
                      *         ]
                      *       },
+                     *       "message": "Personal data must not be sent to AI assistants: remove it, or use the approved tool.",
                      *       "created_at": "2026-01-20T14:00:00.000Z",
                      *       "updated_at": "2026-01-20T14:00:00.000Z"
                      *     }
@@ -6462,6 +6663,7 @@ export interface operations {
                      *           "IBAN"
                      *         ]
                      *       },
+                     *       "message": "Personal data must not be sent to AI assistants: remove it, or use the approved tool.",
                      *       "created_at": "2026-01-20T14:00:00.000Z",
                      *       "updated_at": "2026-01-20T14:00:00.000Z"
                      *     }
@@ -6532,6 +6734,7 @@ export interface operations {
                      *           "IBAN"
                      *         ]
                      *       },
+                     *       "message": "Personal data must not be sent to AI assistants: remove it, or use the approved tool.",
                      *       "created_at": "2026-01-20T14:00:00.000Z",
                      *       "updated_at": "2026-01-20T14:00:00.000Z"
                      *     }
@@ -6620,6 +6823,7 @@ export interface operations {
                      *           "IBAN"
                      *         ]
                      *       },
+                     *       "message": "Personal data must not be sent to AI assistants: remove it, or use the approved tool.",
                      *       "created_at": "2026-01-20T14:00:00.000Z",
                      *       "updated_at": "2026-01-20T14:00:00.000Z"
                      *     }
@@ -6676,11 +6880,136 @@ export interface operations {
                      *           "IBAN"
                      *         ]
                      *       },
+                     *       "message": "Personal data must not be sent to AI assistants: remove it, or use the approved tool.",
                      *       "created_at": "2026-01-20T14:00:00.000Z",
                      *       "updated_at": "2026-01-20T14:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Policy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPlatforms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalog and the platforms of the tenant that it lacks, each with the tenant's status, by id. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "platforms": [
+                     *         {
+                     *           "id": "openai",
+                     *           "name": "ChatGPT",
+                     *           "vendor": "OpenAI",
+                     *           "category": "assistant",
+                     *           "domains": [
+                     *             "chatgpt.com",
+                     *             "chat.openai.com"
+                     *           ],
+                     *           "risk_tier": "high",
+                     *           "trains_on_inputs": true,
+                     *           "data_regions": [],
+                     *           "sources": [
+                     *             "https://openai.com/policies/privacy-policy/"
+                     *           ],
+                     *           "status": "sanctioned",
+                     *           "note": "Enterprise workspace only",
+                     *           "overridden": [],
+                     *           "catalog": true,
+                     *           "updated_at": "2026-03-01T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setPlatformStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                platform_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "blocked",
+                 *       "note": "Stores prompts in a region we cannot accept",
+                 *       "risk_tier": "high"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlatformStatusUpdate"];
+            };
+        };
+        responses: {
+            /** @description An AI platform: the catalog's facts, with the tenant's status and overrides merged. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "openai",
+                     *       "name": "ChatGPT",
+                     *       "vendor": "OpenAI",
+                     *       "category": "assistant",
+                     *       "domains": [
+                     *         "chatgpt.com",
+                     *         "chat.openai.com"
+                     *       ],
+                     *       "risk_tier": "high",
+                     *       "trains_on_inputs": true,
+                     *       "data_regions": [],
+                     *       "sources": [
+                     *         "https://openai.com/policies/privacy-policy/"
+                     *       ],
+                     *       "status": "sanctioned",
+                     *       "note": "Enterprise workspace only",
+                     *       "overridden": [],
+                     *       "catalog": true,
+                     *       "updated_at": "2026-03-01T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Platform"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7047,6 +7376,7 @@ export interface operations {
                      *         {
                      *           "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
                      *           "url": "https://siem.example.com/hooks/ai-usage",
+                     *           "format": "ocsf",
                      *           "events": [
                      *             "alert.created",
                      *             "interaction.policy_violated"
@@ -7091,6 +7421,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "url": "https://siem.example.com/hooks/ai-usage",
+                 *       "format": "ocsf",
                  *       "events": [
                  *         "alert.created",
                  *         "interaction.policy_violated"
@@ -7120,6 +7451,7 @@ export interface operations {
                      * @example {
                      *       "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
                      *       "url": "https://siem.example.com/hooks/ai-usage",
+                     *       "format": "ocsf",
                      *       "events": [
                      *         "alert.created",
                      *         "interaction.policy_violated"
@@ -7176,6 +7508,7 @@ export interface operations {
                      * @example {
                      *       "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
                      *       "url": "https://siem.example.com/hooks/ai-usage",
+                     *       "format": "ocsf",
                      *       "events": [
                      *         "alert.created",
                      *         "interaction.policy_violated"
@@ -7221,7 +7554,8 @@ export interface operations {
                  *       "active": true,
                  *       "events": [
                  *         "alert.created"
-                 *       ]
+                 *       ],
+                 *       "format": "ocsf"
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdate"];
@@ -7242,6 +7576,7 @@ export interface operations {
                      * @example {
                      *       "id": "whk_0195a3c32d447f85b17e5a6c8daecf08",
                      *       "url": "https://siem.example.com/hooks/ai-usage",
+                     *       "format": "ocsf",
                      *       "events": [
                      *         "alert.created",
                      *         "interaction.policy_violated"
@@ -7400,6 +7735,7 @@ export interface operations {
                      *           "event_id": "evt_0195b1d4405b7c43d4e56f7a8b9cad10",
                      *           "attempt": 1,
                      *           "test": false,
+                     *           "format": "ocsf",
                      *           "status_code": 200,
                      *           "response_time_ms": 87,
                      *           "success": true
@@ -8400,7 +8736,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -8511,7 +8847,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -8635,7 +8971,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -8759,7 +9095,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -8879,7 +9215,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -8974,7 +9310,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9069,7 +9405,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9164,7 +9500,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9222,7 +9558,7 @@ export interface operations {
             header: {
                 /**
                  * @description `sha256=` and the hex HMAC-SHA256 of the raw request body, keyed with the whole signing secret string (`whsec_...`, as returned at creation). Verify it like GitHub's: compute the same HMAC over the bytes received (not re-serialised JSON) and compare in constant time. Always made with the newest secret. The example is computed over the example body with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
-                 * @example sha256=2120fdd5f2056f02848e7b29251e213c109d48e3dec508e0df697be9a9c5c9ca
+                 * @example sha256=45f6efdef4a3cdf0f80bb01c9ab5a782a17015d99a6407fd43ca157083bf4e46
                  */
                 "X-Service-Signature": string;
                 /**
@@ -9252,14 +9588,14 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signatures, separated by spaces: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the secret after `whsec_`. Accept the request when any of them matches (constant-time compare): for 24 hours after a secret rotation the previous secret signs too. Any Standard Webhooks library verifies it (`new Webhook(secret).verify(body, headers)`), the timestamp included. The example is computed with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
-                 * @example v1,JOzNtsqyTkNgKJ2xyK0POG507nl6jeB2753aH+vqBeo=
+                 * @example v1,Wzb+1OqR89umkpGr8Bb7ZgyaSrSqKeM83kvg1LZx4xA=
                  */
                 "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9284,6 +9620,7 @@ export interface operations {
                  *             "outbound"
                  *           ]
                  *         },
+                 *         "message": "Card numbers must never be sent to an AI platform: remove it before sending.",
                  *         "created_at": "2026-01-31T09:15:27.482Z",
                  *         "updated_at": "2026-03-02T09:15:27.482Z"
                  *       }
@@ -9325,7 +9662,7 @@ export interface operations {
             header: {
                 /**
                  * @description `sha256=` and the hex HMAC-SHA256 of the raw request body, keyed with the whole signing secret string (`whsec_...`, as returned at creation). Verify it like GitHub's: compute the same HMAC over the bytes received (not re-serialised JSON) and compare in constant time. Always made with the newest secret. The example is computed over the example body with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
-                 * @example sha256=a74d1aa51e61b3439fa15aeb8ee848a391e21e93cf4ea9c88e06f094725358d9
+                 * @example sha256=87715d5209f4dbb3cdfd8bff6c17f3ebdb9fdee2ecd4da806ca98a8bc4738439
                  */
                 "X-Service-Signature": string;
                 /**
@@ -9355,14 +9692,14 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signatures, separated by spaces: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the secret after `whsec_`. Accept the request when any of them matches (constant-time compare): for 24 hours after a secret rotation the previous secret signs too. Any Standard Webhooks library verifies it (`new Webhook(secret).verify(body, headers)`), the timestamp included. The example is computed with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
-                 * @example v1,T//5d4+f7Nbaqk80R1J5cEgvbvKXsj/D2lDJ/Ff6m1A=
+                 * @example v1,RLiNNeyTsx/9OSFMs4qbi5976VfAFHeTKSMJkjjeak4=
                  */
                 "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9387,6 +9724,7 @@ export interface operations {
                  *             "outbound"
                  *           ]
                  *         },
+                 *         "message": "Card numbers must never be sent to an AI platform: remove it before sending.",
                  *         "created_at": "2026-01-31T09:15:27.482Z",
                  *         "updated_at": "2026-03-02T09:15:27.482Z"
                  *       }
@@ -9465,7 +9803,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9515,7 +9853,7 @@ export interface operations {
             header: {
                 /**
                  * @description `sha256=` and the hex HMAC-SHA256 of the raw request body, keyed with the whole signing secret string (`whsec_...`, as returned at creation). Verify it like GitHub's: compute the same HMAC over the bytes received (not re-serialised JSON) and compare in constant time. Always made with the newest secret. The example is computed over the example body with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
-                 * @example sha256=0ebf8344f0e4c3c1ad03788d0b6ec7e15f6bc40cc5b91afb910fae772edf5e92
+                 * @example sha256=f52dc882d29c0f9e40859b3cceecb9ed8af871d8fb2e2507b9e99d997ffec304
                  */
                 "X-Service-Signature": string;
                 /**
@@ -9545,14 +9883,14 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signatures, separated by spaces: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the secret after `whsec_`. Accept the request when any of them matches (constant-time compare): for 24 hours after a secret rotation the previous secret signs too. Any Standard Webhooks library verifies it (`new Webhook(secret).verify(body, headers)`), the timestamp included. The example is computed with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
-                 * @example v1,TDUuPznXSibUylRNJ855YXX1PyIv4EXenWqsxGtR/+I=
+                 * @example v1,4eq0iRQuCWPssZmppapEkFz+7haGPvydqtpR4mfiHVE=
                  */
                 "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9577,6 +9915,7 @@ export interface operations {
                  *             "outbound"
                  *           ]
                  *         },
+                 *         "message": "Card numbers must never be sent to an AI platform: remove it before sending.",
                  *         "created_at": "2026-01-31T09:15:27.482Z",
                  *         "updated_at": "2026-03-02T09:15:27.482Z"
                  *       }
@@ -9618,7 +9957,7 @@ export interface operations {
             header: {
                 /**
                  * @description `sha256=` and the hex HMAC-SHA256 of the raw request body, keyed with the whole signing secret string (`whsec_...`, as returned at creation). Verify it like GitHub's: compute the same HMAC over the bytes received (not re-serialised JSON) and compare in constant time. Always made with the newest secret. The example is computed over the example body with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
-                 * @example sha256=7ceffc15b6e6d9069150b43475998271d14201354229394dc00cf39301d8ffaf
+                 * @example sha256=908ab1c499b9163d89a5731dc1f508859933213d3bbf17376a4f4f16cde0acba
                  */
                 "X-Service-Signature": string;
                 /**
@@ -9648,14 +9987,14 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signatures, separated by spaces: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of the secret after `whsec_`. Accept the request when any of them matches (constant-time compare): for 24 hours after a secret rotation the previous secret signs too. Any Standard Webhooks library verifies it (`new Webhook(secret).verify(body, headers)`), the timestamp included. The example is computed with the secret `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`.
-                 * @example v1,eDmRCgLEASu5NzIuAtXNBDf6RSpGsoZUDNui5qP6ZYU=
+                 * @example v1,mvwUiG7ujb0ZbOLLsloWlx1CPrdnjxYfxylLq9w1vWU=
                  */
                 "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9680,6 +10019,7 @@ export interface operations {
                  *             "outbound"
                  *           ]
                  *         },
+                 *         "message": "Card numbers must never be sent to an AI platform: remove it before sending.",
                  *         "created_at": "2026-01-31T09:15:27.482Z",
                  *         "updated_at": "2026-03-02T09:15:27.482Z"
                  *       }
@@ -9758,7 +10098,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9855,7 +10195,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -9951,7 +10291,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -10047,7 +10387,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**
@@ -10134,7 +10474,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. */
+        /** @description The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md). */
         requestBody: {
             content: {
                 /**

@@ -129,6 +129,7 @@ function policy(seed: SampleSeed, enabled = true): PolicyResponse {
     severity: 'high',
     enabled,
     conditions: { classification_types: ['CREDIT_CARD'], min_risk_score: 0.5, directions: ['outbound'] },
+    message: 'Card numbers must never be sent to an AI platform: remove it before sending.',
     created_at: earlier(seed, 30 * DAY_MS),
     updated_at: seed.now.toISOString(),
   };

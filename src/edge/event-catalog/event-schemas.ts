@@ -13,8 +13,8 @@ import type { EventType } from '../../platform/outbox/event-types.js';
  * must ignore fields they do not know); the tests check them closed, so nothing undeclared is sent.
  */
 
-/** A decision as events carry it: the API's decision without `matched_conditions`. */
-const EventPolicyDecisionSchema = Type.Omit(PolicyDecisionSchema, ['matched_conditions']);
+/** A decision as events carry it: the API's decision without `matched_conditions` (nor a create's `message`). */
+const EventPolicyDecisionSchema = Type.Omit(PolicyDecisionSchema, ['matched_conditions', 'message']);
 
 export const InteractionEventDataSchema = Type.Object({
   ...inlineRefs(InteractionSchema.properties),

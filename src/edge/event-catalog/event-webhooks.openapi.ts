@@ -51,7 +51,8 @@ function operationOf(entry: EventCatalogEntry, schemaName: string): Json {
     parameters: deliveryHeaders(entry, body),
     requestBody: {
       required: true,
-      description: 'The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them.',
+      description: 'The event envelope, signed as sent: verify the signatures over these exact bytes before parsing them. '
+        + 'A webhook whose `format` is `ocsf` receives the same event as an OCSF 1.3 event instead, signed the same way (docs/siem.md).',
       content: { 'application/json': { schema: ref(schemaName), example: entry.sample } },
     },
     responses: {

@@ -11,6 +11,7 @@ import {
 import {
   ConditionsSchema, CreatePolicyBody, DryRunSchema, PolicyListSchema, PolicySchema, UpdatePolicyBody,
 } from '../../modules/policies/policies.schemas.js';
+import { PlatformListSchema, PlatformSchema, SetPlatformStatusBody } from '../../modules/platforms/platforms.schemas.js';
 import { StatsSchema } from '../../modules/stats/stats.schemas.js';
 import { ProbeSchema, VersionSchema } from '../../modules/system/system.schemas.js';
 import { TenantSchema, UpdateTenantBody } from '../../modules/tenants/tenants.schemas.js';
@@ -41,6 +42,7 @@ export const COMPONENT_SCHEMAS: readonly (TSchema & { $id: string; examples: unk
   InteractionInputSchema, BatchBodySchema, BatchResultSchema, InteractionSchema, InteractionListSchema,
   InteractionMatchSchema, ClassificationSchema, PolicyDecisionSchema, SignalLookupInputSchema, SignalLookupSchema,
   PolicySchema, CreatePolicyBody, UpdatePolicyBody, PolicyListSchema, ConditionsSchema, DryRunSchema,
+  PlatformSchema, PlatformListSchema, SetPlatformStatusBody,
   AlertSchema, AlertListSchema,
   UserSchema, InviteBody, UpdateUserBody, UpdateMeBody, StatusBody, ResetPasswordBody, ResetPasswordResponse, UserList,
   ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, ApiKeyList,

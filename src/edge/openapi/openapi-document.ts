@@ -38,6 +38,7 @@ export const DOCUMENT_BASE: NonNullable<FastifyDynamicSwaggerOptions['openapi']>
     { name: 'sso', description: "Single sign-on with the organization's OpenID Connect provider: its setting, and the sign-in flow." },
     { name: 'interactions', description: 'AI interactions reported by extensions and proxies: a content hash and risk signals, never the content.' },
     { name: 'policies', description: 'Rules that judge every new interaction; a match raises an alert and may block or coach.' },
+    { name: 'platforms', description: 'The catalog of AI platforms, and whether the organization sanctions, tolerates or blocks each.' },
     { name: 'alerts', description: 'Raised by policy matches; administrators resolve them.' },
     { name: 'users', description: "The organization's users, their roles and invitations, and the caller's own profile." },
     { name: 'api-keys', description: 'Credentials of machine clients, with scopes.' },

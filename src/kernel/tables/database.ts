@@ -8,6 +8,7 @@ import type { ProtectionTables } from './protection.js';
 import type { RateLimitTables } from './rate-limits.js';
 import type { LeasesTables } from './leases.js';
 import type { ScimTables } from './scim.js';
+import type { PlatformsTables } from './platforms.js';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 import type { Json, Timestamp } from './columns.js';
@@ -130,7 +131,7 @@ export interface FoundationTables {
 
 /** Every table: the foundation's, plus each feature's own. */
 export interface Database extends FoundationTables, UsersTables, InteractionsTables, CountsTables, WebhooksTables, DeliveryTables,
-  ProtectionTables, RateLimitTables, LeasesTables, SsoTables, ScimTables {}
+  ProtectionTables, RateLimitTables, LeasesTables, SsoTables, ScimTables, PlatformsTables {}
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;

@@ -1,4 +1,5 @@
 import type { Json, Timestamp } from './columns.js';
+import type { PlatformStatus } from './platforms.js';
 
 export type InteractionType = 'prompt' | 'completion' | 'tool_call' | 'embedding';
 export type Direction = 'outbound' | 'inbound';
@@ -36,6 +37,8 @@ export interface PolicyDecision {
   policy_name: string;
   action: PolicyAction;
   matched_conditions: number;
+  /** The policy's message, in a create's answer only: never stored with the interaction. */
+  message?: string;
 }
 
 export interface PolicyConditions {
@@ -46,6 +49,7 @@ export interface PolicyConditions {
   sources?: Source[];
   interaction_types?: InteractionType[];
   validated_only?: boolean;
+  platform_statuses?: PlatformStatus[];
 }
 
 export interface InteractionsTable {
@@ -81,6 +85,8 @@ export interface PoliciesTable {
   severity: Severity;
   enabled: boolean;
   conditions: Json<PolicyConditions>;
+  /** Shown by the client when the policy coaches or blocks (null: none). */
+  message: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

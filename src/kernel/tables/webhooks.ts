@@ -7,6 +7,8 @@ export interface WebhooksTable {
   id: string;
   url: string;
   events: Json<string[]>;
+  /** The body format of its deliveries: `standard` or `ocsf` (the API checks the value). */
+  format: Generated<string>;
   active: boolean;
   /** When it was created or last re-enabled: it gets only events that occurred since. */
   active_since: Timestamp;
@@ -37,6 +39,8 @@ export interface WebhookDeliveriesTable {
   event_type: string;
   attempt: number;
   is_test: boolean;
+  /** The body format the attempt was sent in (its webhook's format at that moment). */
+  format: Generated<string>;
   attempted_at: Timestamp;
   status_code: number;
   response_time_ms: number;

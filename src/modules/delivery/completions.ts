@@ -37,7 +37,8 @@ export async function recordCompletions(deps: Deps, leaseId: string, completions
 
     await recordAttempts(tx, completions.map((c) => ({
       tenantId: c.job.tenant_id, webhookId: c.job.webhook_id, deliveryId: c.deliveryId, eventId: c.job.event_id,
-      eventType: c.job.event_type, attempt: c.job.attempt, isTest: false, attemptedAt: c.attemptedAt, outcome: c.outcome,
+      eventType: c.job.event_type, attempt: c.job.attempt, isTest: false, format: c.job.format, attemptedAt: c.attemptedAt,
+      outcome: c.outcome,
     })));
     const finished = await finishJobs(tx, leaseId, completions.filter((c) => c.outcome.success || isLast(c)).map((c) => c.job));
     const retried = await rescheduleJobs(tx, leaseId, completions.filter((c) => !c.outcome.success && !isLast(c)).map((c) => ({

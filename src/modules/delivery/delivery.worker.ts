@@ -9,7 +9,7 @@ import { openPayload } from '../../platform/outbox/outbox.js';
 import { claimJobs, jobKey, releaseLeases, renewLeases, type ClaimedJob, type Lane } from './queue.js';
 import { LaneLimits } from './lanes.js';
 import { OutcomeRecorder } from './recorder.js';
-import { type AttemptOutcome, Sender } from './sender.js';
+import { type AttemptOutcome, Sender, sendInFormat } from './sender.js';
 import { deliveryHeaders } from './signing.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { serviceMetrics } from '../../platform/metrics/metrics.js';
@@ -168,13 +168,12 @@ export class DeliveryWorker {
   private async attempt(job: ClaimedJob): Promise<boolean> {
     const keys = await this.deps.keyring.forTenant(job.tenant_id);
     const target = openWebhookSecrets(keys, job);
-    const body = openPayload(keys, job.payload);
     const attemptedAt = this.deps.clock.now();
     const deliveryId = prefixedId('dlv', attemptedAt.getTime());
-    const headers = deliveryHeaders(target, {
-      deliveryId, eventId: job.event_id, eventType: job.event_type, body, now: attemptedAt,
-    });
-    const outcome = await this.sender.send({ url: job.url, headers, body });
+    const outcome = await sendInFormat(this.sender, job.format, openPayload(keys, job.payload), (body) => ({
+      url: job.url,
+      headers: deliveryHeaders(target, { deliveryId, eventId: job.event_id, eventType: job.event_type, body, now: attemptedAt }),
+    }));
     this.recorder.add({ job, deliveryId, attemptedAt, outcome });
     countAttempt(job, outcome, this.deps.clock.now());
     return outcome.success;

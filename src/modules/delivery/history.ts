@@ -12,6 +12,8 @@ export interface AttemptRecord {
   eventType: string;
   attempt: number;
   isTest: boolean;
+  /** The body format it was sent in. */
+  format: string;
   attemptedAt: Date;
   outcome: AttemptOutcome;
 }
@@ -27,16 +29,17 @@ export async function recordAttempts(tx: Db, records: readonly AttemptRecord[]):
   const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
   await sql`
     with recorded as (
-    insert into webhook_deliveries (tenant_id, id, webhook_id, job_id, event_id, event_type, attempt, is_test,
+    insert into webhook_deliveries (tenant_id, id, webhook_id, job_id, event_id, event_type, attempt, is_test, format,
       attempted_at, status_code, response_time_ms, success, error)
-    select a.tenant_id, a.id, a.webhook_id, null, a.event_id, a.event_type, a.attempt, a.is_test,
+    select a.tenant_id, a.id, a.webhook_id, null, a.event_id, a.event_type, a.attempt, a.is_test, a.format,
       a.attempted_at, a.status_code, a.response_time_ms, a.success, a.error
     from unnest(${column((r) => r.tenantId)}::uuid[], ${column((r) => r.deliveryId)}::text[],
       ${column((r) => r.webhookId)}::text[], ${column((r) => r.eventId)}::text[], ${column((r) => r.eventType)}::text[],
-      ${column((r) => r.attempt)}::int[], ${column((r) => r.isTest)}::boolean[], ${column((r) => r.attemptedAt)}::timestamptz[],
+      ${column((r) => r.attempt)}::int[], ${column((r) => r.isTest)}::boolean[], ${column((r) => r.format)}::text[],
+      ${column((r) => r.attemptedAt)}::timestamptz[],
       ${column((r) => r.outcome.statusCode)}::int[], ${column((r) => r.outcome.responseTimeMs)}::int[],
       ${column((r) => r.outcome.success)}::boolean[], ${column((r) => r.outcome.error)}::text[])
-      as a(tenant_id, id, webhook_id, event_id, event_type, attempt, is_test, attempted_at, status_code,
+      as a(tenant_id, id, webhook_id, event_id, event_type, attempt, is_test, format, attempted_at, status_code,
         response_time_ms, success, error)
     where exists (select 1 from webhooks w where w.tenant_id = a.tenant_id and w.id = a.webhook_id)
     on conflict do nothing

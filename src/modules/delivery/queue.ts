@@ -9,7 +9,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 export type ClaimedJob = Pick<Selectable<WebhookJobsTable>, 'tenant_id' | 'id' | 'webhook_id' | 'event_id' | 'event_type' | 'attempt'>
   & { payload: string; event_created_at: Date }
   & Pick<Selectable<Database['webhooks']>,
-    'url' | 'headers' | 'auth_token' | 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at' | 'secrets_sealed'>;
+    'url' | 'format' | 'headers' | 'auth_token' | 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at' | 'secrets_sealed'>;
 
 /** A webhook's queue: `tenantId` and `webhookId`. */
 export interface Lane {
@@ -89,7 +89,7 @@ export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJ
       returning job.tenant_id, job.id, job.webhook_id, job.event_id, job.event_type, job.attempt
     )
     select c.tenant_id, c.id, c.webhook_id, c.event_id, c.event_type, c.attempt, m.payload, m.created_at as event_created_at,
-      w.url, w.headers, w.auth_token, w.signing_secret, w.previous_signing_secret, w.previous_secret_expires_at, w.secrets_sealed
+      w.url, w.format, w.headers, w.auth_token, w.signing_secret, w.previous_signing_secret, w.previous_secret_expires_at, w.secrets_sealed
     from claimed c
     join webhooks w on w.tenant_id = c.tenant_id and w.id = c.webhook_id
     join webhook_messages m on m.tenant_id = c.tenant_id and m.id = c.event_id`.execute(db);

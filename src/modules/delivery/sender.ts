@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, request } from 'undici';
 import { type Config, ConfigError } from '../../config/config.js';
 import { BlockedTargetError, blockedAddressReason, guardedLookup } from './target-guard.js';
+import { RenderError, renderBodyOrFail } from './formats/formats.js';
 
 /** What one attempt gave: `status_code` 0 when no HTTP answer came. */
 export interface AttemptOutcome {
@@ -101,6 +102,25 @@ export class Sender {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/**
+ * One attempt of a stored envelope in a webhook's format: the body is rendered, then `request`
+ * gives the URL and the headers signed over that body. A body that cannot be rendered is a failed
+ * attempt that sent nothing (retried, recorded with the reason), never a crash of the worker.
+ */
+export async function sendInFormat(
+  sender: Pick<Sender, 'send'>, format: string, envelopeJson: string,
+  request: (body: string) => Omit<OutgoingRequest, 'body'>,
+): Promise<AttemptOutcome> {
+  let body: string;
+  try {
+    body = renderBodyOrFail(format, envelopeJson);
+  } catch (error) {
+    if (!(error instanceof RenderError)) throw error;
+    return { statusCode: 0, responseTimeMs: 0, success: false, error: error.message.slice(0, MAX_ERROR_LENGTH) };
+  }
+  return sender.send({ ...request(body), body });
 }
 
 function readCaFile(path: string): string {

@@ -79,6 +79,8 @@ export const PolicyDecisionSchema = component('PolicyDecision', Type.Object({
   policy_name: Type.String(),
   action: StringEnum(POLICY_ACTIONS),
   matched_conditions: Type.Integer({ description: 'How many conditions the policy has (all matched)' }),
+  message: Type.Optional(Type.String({ description: "The policy's message for the user, when it has one: in the answer "
+    + 'of a create only (a client shows it when coaching or blocking); not stored with the interaction' })),
 }), {
   description: 'A policy that matched the interaction when it was recorded, and the action it asks for.',
   example: { policy_id: EXAMPLE_IDS.policy, policy_name: 'No personal data to chatbots', action: 'block', matched_conditions: 2 },

@@ -5,6 +5,7 @@ import { type DateRange, parseDateRange } from '../../kernel/dates.js';
 import type { PolicyAction, PolicyConditions } from '../../kernel/tables/interactions.js';
 import type { CreatePolicyInput } from './policies.schemas.js';
 import { normaliseConditions } from './policies.service.js';
+import { DEFAULT_PLATFORM_STATUS } from '../../kernel/vocabulary.js';
 
 const SAMPLE_SIZE = 20;
 
@@ -77,9 +78,17 @@ export function dryRunStatement(
 
 /** The policy's conditions on a stored interaction, in SQL: the same rules as `matches()` (policies.evaluate.ts). */
 function matchesSql(conditions: PolicyConditions) {
-  const { platform_ids, classification_types, min_risk_score, directions, sources, interaction_types, validated_only } = conditions;
+  const {
+    platform_ids, classification_types, min_risk_score, directions, sources, interaction_types, validated_only, platform_statuses,
+  } = conditions;
   const clauses = [sql`true`];
   if (platform_ids) clauses.push(sql`platform_id = any(${platform_ids}::text[])`);
+  // The statuses as they are now: a dry-run asks what the policy would do with today's decisions.
+  if (platform_statuses) {
+    clauses.push(sql`coalesce((select s.status from platform_statuses s
+      where s.tenant_id = interactions.tenant_id and s.platform_id = interactions.platform_id), ${DEFAULT_PLATFORM_STATUS})
+      = any(${platform_statuses}::text[])`);
+  }
   if (min_risk_score !== undefined) clauses.push(sql`risk_score >= ${min_risk_score}`);
   if (directions) clauses.push(sql`direction = any(${directions}::text[])`);
   if (sources) clauses.push(sql`source = any(${sources}::text[])`);

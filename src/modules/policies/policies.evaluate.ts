@@ -1,6 +1,8 @@
 import type {
   Direction, InteractionType, PolicyAction, PolicyConditions, PolicyDecision, Severity, Source,
 } from '../../kernel/tables/interactions.js';
+import type { PlatformStatus } from '../../kernel/tables/platforms.js';
+import { DEFAULT_PLATFORM_STATUS } from '../../kernel/vocabulary.js';
 
 /** What evaluation needs of a policy. */
 export interface PolicyRule {
@@ -11,6 +13,8 @@ export interface PolicyRule {
   severity: Severity;
   enabled: boolean;
   conditions: PolicyConditions;
+  /** Not used to judge; what the client shows when the policy coaches or blocks. */
+  message?: string | null;
 }
 
 /** What evaluation needs of an interaction. */
@@ -21,6 +25,8 @@ export interface EvaluatedInteraction {
   direction: Direction;
   source: Source;
   interaction_type: InteractionType;
+  /** The tenant's status of the interaction's platform when it is created (none set: unsanctioned). */
+  platform_status?: PlatformStatus;
 }
 
 const ACTION_RANK: Record<PolicyAction, number> = { block: 0, coach: 1, log: 2 };
@@ -32,8 +38,11 @@ export function countConditions(conditions: PolicyConditions): number {
 
 /** Whether every condition the policy has holds for the interaction (none: it matches everything). */
 export function matches(conditions: PolicyConditions, interaction: EvaluatedInteraction): boolean {
-  const { platform_ids, classification_types, min_risk_score, directions, sources, interaction_types, validated_only } = conditions;
+  const {
+    platform_ids, classification_types, min_risk_score, directions, sources, interaction_types, validated_only, platform_statuses,
+  } = conditions;
   if (platform_ids && !platform_ids.includes(interaction.platform_id)) return false;
+  if (platform_statuses && !platform_statuses.includes(interaction.platform_status ?? DEFAULT_PLATFORM_STATUS)) return false;
   const signals = validated_only ? interaction.classifications.filter((c) => c.validated === true) : interaction.classifications;
   if (validated_only && signals.length === 0) return false;
   if (classification_types && !signals.some((c) => classification_types.includes(c.type))) return false;

@@ -1,12 +1,13 @@
 import { type Static, Type } from 'typebox';
 import { NextCursor, PageQuery } from '../../kernel/paging/pagination.js';
 import { EXAMPLE_IDS } from '../../kernel/examples.js';
-import { component, IsoDate, ref, StringEnum, Uuid } from '../../kernel/schemas.js';
+import { component, IsoDate, Nullable, ref, StringEnum, Uuid } from '../../kernel/schemas.js';
 import {
-  DIRECTIONS, INTERACTION_TYPES, LIMITS, POLICY_ACTIONS, SEVERITIES, SOURCES, STORABLE_TEXT_PATTERN,
+  DIRECTIONS, INTERACTION_TYPES, LIMITS, PLATFORM_STATUSES, POLICY_ACTIONS, SEVERITIES, SOURCES, STORABLE_TEXT_PATTERN,
 } from '../../kernel/vocabulary.js';
 export const CONDITION_KEYS = [
   'platform_ids', 'classification_types', 'min_risk_score', 'directions', 'sources', 'interaction_types', 'validated_only',
+  'platform_statuses',
 ] as const;
 const MAX_LIST_CONDITION = 100;
 
@@ -27,6 +28,8 @@ export const ConditionsSchema = component('PolicyConditions', Type.Object({
     description: 'Count only the classifications the service validated (`validated: true`): with '
       + '`classification_types`, one of those types must be validated; without, any validated classification. '
       + 'Default false' })),
+  platform_statuses: list(StringEnum(PLATFORM_STATUSES), "The tenant's status of the interaction's platform is one of "
+    + 'these (a platform never given one is `unsanctioned`), as it is when the interaction is created'),
 }, { propertyNames: { enum: [...CONDITION_KEYS] } }), {
   description: 'What an interaction must match for the policy to apply: every condition given must hold; none matches all.',
   example: { platform_ids: ['chatgpt', 'claude'], classification_types: ['EMAIL', 'IBAN'], min_risk_score: 0.7 },
@@ -35,6 +38,8 @@ export type ConditionsInput = Static<typeof ConditionsSchema>;
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 const Description = Type.String({ maxLength: 2000 });
+const Message = Type.String({ minLength: 1, maxLength: LIMITS.policyMessageLength, pattern: STORABLE_TEXT_PATTERN,
+  description: 'What the client (a browser extension) shows the user when this policy coaches or blocks' });
 
 export const CreatePolicyBody = component('PolicyCreate', Type.Object({
   name: Name,
@@ -43,6 +48,7 @@ export const CreatePolicyBody = component('PolicyCreate', Type.Object({
   severity: Type.Optional(StringEnum(SEVERITIES, { default: 'medium' })),
   enabled: Type.Optional(Type.Boolean({ default: true })),
   conditions: Type.Optional(ref(ConditionsSchema)),
+  message: Type.Optional(Message),
 }), {
   description: 'A new policy.',
   example: {
@@ -59,6 +65,7 @@ export const UpdatePolicyBody = component('PolicyUpdate', Type.Object({
   severity: Type.Optional(StringEnum(SEVERITIES)),
   enabled: Type.Optional(Type.Boolean()),
   conditions: Type.Optional(ref(ConditionsSchema)),
+  message: Type.Optional(Type.Union([Message, Type.Null()], { description: 'The new message; null removes it' })),
 }), {
   description: 'A change of a policy: fields left out keep their value; `conditions`, when given, replace the old ones whole.',
   example: { severity: 'critical', conditions: { classification_types: ['EMAIL', 'IBAN', 'SSN'] } },
@@ -80,7 +87,9 @@ export const PolicySchema = component('Policy', Type.Object({
     sources: Type.Optional(Type.Array(StringEnum(SOURCES))),
     interaction_types: Type.Optional(Type.Array(StringEnum(INTERACTION_TYPES))),
     validated_only: Type.Optional(Type.Boolean()),
+    platform_statuses: Type.Optional(Type.Array(StringEnum(PLATFORM_STATUSES))),
   }),
+  message: Nullable(Type.String({ description: 'Shown by the client when the policy coaches or blocks; null: none' })),
   created_at: IsoDate,
   updated_at: IsoDate,
 }), {
@@ -89,6 +98,7 @@ export const PolicySchema = component('Policy', Type.Object({
     id: EXAMPLE_IDS.policy, name: 'No personal data to chatbots', description: 'Blocks prompts carrying emails or IBANs',
     action: 'block', severity: 'high', enabled: true,
     conditions: { platform_ids: ['chatgpt', 'claude'], classification_types: ['EMAIL', 'IBAN'] },
+    message: 'Personal data must not be sent to AI assistants: remove it, or use the approved tool.',
     created_at: '2026-01-20T14:00:00.000Z', updated_at: '2026-01-20T14:00:00.000Z',
   },
 });

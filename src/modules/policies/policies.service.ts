@@ -32,6 +32,7 @@ export async function createPolicy(deps: Deps, ctx: RequestContext, input: Creat
       severity: input.severity ?? 'medium',
       enabled: input.enabled ?? true,
       conditions: JSON.stringify(conditions),
+      message: input.message ?? null,
       created_at: now,
       updated_at: now,
     });
@@ -60,7 +61,7 @@ export async function updatePolicy(
   return changePolicy(deps, ctx, policyId, (current) => {
     const changes: Updateable<PoliciesTable> = {};
     const changed: string[] = [];
-    for (const field of ['name', 'description', 'action', 'severity', 'enabled'] as const) {
+    for (const field of ['name', 'description', 'action', 'severity', 'enabled', 'message'] as const) {
       if (input[field] !== undefined && input[field] !== current[field]) {
         Object.assign(changes, { [field]: input[field] });
         changed.push(field);
@@ -144,6 +145,7 @@ export function normaliseConditions(input: ConditionsInput): PolicyConditions {
   if (input.sources) conditions.sources = unique(input.sources);
   if (input.interaction_types) conditions.interaction_types = unique(input.interaction_types);
   if (input.validated_only) conditions.validated_only = true;
+  if (input.platform_statuses) conditions.platform_statuses = unique(input.platform_statuses);
   if (details.length > 0) {
     throw new AppError('validation_error', `Invalid request: ${details[0]!.path} ${details[0]!.message}`, { details });
   }
@@ -163,6 +165,7 @@ export function toPolicyResponse(row: PolicyRow): PolicyResponse {
     severity: row.severity,
     enabled: row.enabled,
     conditions: row.conditions,
+    message: row.message ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -8,7 +8,7 @@ import type { EventType } from '../../platform/outbox/event-types.js';
 import type { EventEnvelope } from '../../platform/outbox/outbox.js';
 import { recordAttempts } from '../delivery/history.js';
 import { requeueEvent } from '../delivery/queue.js';
-import type { Sender } from '../delivery/sender.js';
+import { type Sender, sendInFormat } from '../delivery/sender.js';
 import { deliveryHeaders } from '../delivery/signing.js';
 import { openWebhookSecrets } from '../delivery/secrets.js';
 import { findDelivery, findWebhook, listDeliveries, lockStoredEvent, toDeliveryResponse } from './webhooks.repo.js';
@@ -25,9 +25,9 @@ export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId
 
 /**
  * One synchronous attempt with the catalog's sample of the requested type (fresh ids, the
- * attempt's time, the caller's tenant), signed like any other. It is recorded in the history but
- * never retried and never counts toward disabling; an inactive webhook can be tested too (to
- * check a receiver before enabling it again).
+ * attempt's time, the caller's tenant), in the webhook's format, signed like any other. It is
+ * recorded in the history but never retried and never counts toward disabling; an inactive
+ * webhook can be tested too (to check a receiver before enabling it again).
  */
 export async function testWebhook(
   deps: Deps, sender: Sender, sampleEvent: SampleEvent, ctx: RequestContext, webhookId: string, eventType: EventType,
@@ -38,12 +38,14 @@ export async function testWebhook(
   const webhook = openWebhookSecrets(keys, stored);
   const attemptedAt = deps.clock.now();
   const envelope = sampleEvent(eventType, ctx.tenantId, attemptedAt);
-  const body = JSON.stringify(envelope);
   const deliveryId = prefixedId('dlv', attemptedAt.getTime());
-  const headers = deliveryHeaders(webhook, { deliveryId, eventId: envelope.id, eventType, body, now: attemptedAt });
-  const outcome = await sender.send({ url: webhook.url, headers, body });
+  const outcome = await sendInFormat(sender, webhook.format, JSON.stringify(envelope), (body) => ({
+    url: webhook.url,
+    headers: deliveryHeaders(webhook, { deliveryId, eventId: envelope.id, eventType, body, now: attemptedAt }),
+  }));
   await recordAttempts(deps.store.db, [{
-    tenantId: ctx.tenantId, webhookId, deliveryId, eventId: envelope.id, eventType, attempt: 1, isTest: true, attemptedAt, outcome,
+    tenantId: ctx.tenantId, webhookId, deliveryId, eventId: envelope.id, eventType, attempt: 1, isTest: true,
+    format: webhook.format, attemptedAt, outcome,
   }]);
   return {
     delivered: outcome.success,

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { dropQueuedJobs, queueDepths, type QueueDepth } from '../delivery/queue.js';
 import type { Database } from '../../kernel/tables/database.js';
+import type { WebhookFormat } from '../../kernel/vocabulary.js';
 import { type Keyset, KeysetPage, sortKey } from '../../kernel/paging/cursor.js';
 import type { PageRequest } from '../../kernel/paging/pagination.js';
 import type { DeliveryRecordResponse, WebhookResponse } from './webhooks.schemas.js';
@@ -86,6 +87,7 @@ export function toWebhookResponse(row: WebhookRow, depth: QueueDepth | undefined
   return {
     id: row.id,
     url: row.url,
+    format: row.format as WebhookFormat,
     events: row.events,
     active: row.active,
     description: row.description,
@@ -108,6 +110,7 @@ export function toDeliveryResponse(row: Selectable<WebhookDeliveriesTable>): Del
     event_id: row.event_id,
     attempt: row.attempt,
     test: row.is_test,
+    format: row.format as WebhookFormat,
     status_code: row.status_code,
     response_time_ms: row.response_time_ms,
     success: row.success,

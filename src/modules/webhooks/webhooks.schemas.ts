@@ -3,10 +3,14 @@ import { NextCursor, PageQuery } from '../../kernel/paging/pagination.js';
 import { EXAMPLE_IDS } from '../../kernel/examples.js';
 import { component, Nullable, ref, StringEnum } from '../../kernel/schemas.js';
 import { EVENT_TYPES } from '../../platform/outbox/event-types.js';
+import { WEBHOOK_FORMATS } from '../../kernel/vocabulary.js';
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES);
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'An https:// URL whose host resolves only to public addresses' });
+const FormatDescription = 'The body of each delivery: `standard`, the service\'s event envelope; `ocsf`, the event as an OCSF 1.3 '
+  + 'event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet';
+export const WebhookFormatSchema = StringEnum(WEBHOOK_FORMATS, { description: FormatDescription });
 const Events = Type.Array(EventTypeSchema, { minItems: 1, maxItems: 100, description: 'Subscribed event types (at least one)' });
 const Description = Type.String({ maxLength: 1000 });
 const Headers = Type.Record(Type.String(), Type.String({ maxLength: 2000 }), {
@@ -17,6 +21,7 @@ const AuthToken = Type.String({ maxLength: 2000, description: 'Sent as `Authoriz
 
 const WebhookInputFields = {
   url: Url,
+  format: Type.Optional(StringEnum(WEBHOOK_FORMATS, { description: `${FormatDescription}. A create without it: \`standard\`` })),
   events: Events,
   description: Type.Optional(Description),
   active: Type.Optional(Type.Boolean()),
@@ -26,7 +31,7 @@ const WebhookInputFields = {
 export const CreateWebhookBody = component('WebhookCreate', Type.Object(WebhookInputFields), {
   description: 'A new webhook: where to send which events.',
   example: {
-    url: 'https://siem.example.com/hooks/ai-usage', events: ['alert.created', 'interaction.policy_violated'],
+    url: 'https://siem.example.com/hooks/ai-usage', format: 'ocsf', events: ['alert.created', 'interaction.policy_violated'],
     description: 'SIEM intake', headers: { 'X-Source': 'ugs' }, auth_token: 's3cr3t-bearer',
   },
 });
@@ -35,7 +40,7 @@ export type CreateWebhookInput = Static<typeof CreateWebhookBody>;
 /** Every field of a create, each optional. */
 export const UpdateWebhookBody = component('WebhookUpdate', Type.Partial(Type.Object(WebhookInputFields)), {
   description: 'A change of a webhook: fields left out keep their value; `active: true` resumes deliveries of new events.',
-  example: { active: true, events: ['alert.created'] },
+  example: { active: true, events: ['alert.created'], format: 'ocsf' },
 });
 export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>;
 
@@ -43,6 +48,7 @@ export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>;
 const WebhookFields = {
   id: Type.String({ description: 'Prefix `whk_`' }),
   url: Type.String(),
+  format: WebhookFormatSchema,
   events: Type.Array(Type.String()),
   active: Type.Boolean(),
   description: Type.String(),
@@ -56,7 +62,8 @@ const WebhookFields = {
   oldest_queued_at: Nullable(Type.String({ format: 'date-time', description: 'When the oldest of them was queued; null when none' })),
 };
 const webhookExample = {
-  id: EXAMPLE_IDS.webhook, url: 'https://siem.example.com/hooks/ai-usage', events: ['alert.created', 'interaction.policy_violated'],
+  id: EXAMPLE_IDS.webhook, url: 'https://siem.example.com/hooks/ai-usage', format: 'ocsf' as const,
+  events: ['alert.created', 'interaction.policy_violated'],
   active: true, description: 'SIEM intake', headers: { 'X-Source': 'ugs' }, has_auth_token: true,
   created_at: '2026-02-10T12:00:00.000Z', updated_at: '2026-02-10T12:00:00.000Z', last_delivery: '2026-03-02T09:15:28.120Z',
   delivery_count: 42, queued: 0, oldest_queued_at: null,
@@ -93,6 +100,7 @@ export const DeliveryRecordSchema = component('WebhookDelivery', Type.Object({
   event_id: Type.String(),
   attempt: Type.Integer({ description: 'Attempt number within its chain (1 to 5 by default)' }),
   test: Type.Boolean({ description: 'Made by the test operation' }),
+  format: StringEnum(WEBHOOK_FORMATS, { description: 'The body format the attempt was sent in: its webhook\'s format at that moment' }),
   status_code: Type.Integer({ description: 'HTTP status of the answer; 0 when none came' }),
   response_time_ms: Type.Integer(),
   success: Type.Boolean(),
@@ -101,7 +109,7 @@ export const DeliveryRecordSchema = component('WebhookDelivery', Type.Object({
   description: 'One attempt to deliver an event to a webhook.',
   example: {
     id: EXAMPLE_IDS.delivery, timestamp: '2026-03-02T09:15:28.120Z', event_type: 'alert.created', event_id: EXAMPLE_IDS.event,
-    attempt: 1, test: false, status_code: 200, response_time_ms: 87, success: true,
+    attempt: 1, test: false, format: 'ocsf', status_code: 200, response_time_ms: 87, success: true,
   },
 });
 export type DeliveryRecordResponse = Static<typeof DeliveryRecordSchema>;

@@ -14,13 +14,15 @@ import {
 } from './webhooks.repo.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhooks.schemas.js';
 import type { WebhooksTable } from '../../kernel/tables/webhooks.js';
-import { checkAuthToken, checkCustomHeaders, checkWebhookUrl, uniqueEvents } from './webhooks.validation.js';
+import type { WebhookFormat } from '../../kernel/vocabulary.js';
+import { checkAuthToken, checkCustomHeaders, checkUrlShape, checkWebhookUrl, uniqueEvents } from './webhooks.validation.js';
 
 /** How long the secret before a rotation keeps signing beside the new one. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export async function createWebhook(deps: Deps, ctx: RequestContext, input: CreateWebhookInput) {
-  const url = await checkWebhookUrl(deps.config, input.url);
+  const format = input.format ?? 'standard';
+  const url = await checkWebhookUrl(deps.config, input.url, format);
   const headers = checkCustomHeaders(input.headers ?? {});
   const authToken = checkAuthToken(input.auth_token ?? '');
   const events = uniqueEvents(input.events);
@@ -38,6 +40,7 @@ export async function createWebhook(deps: Deps, ctx: RequestContext, input: Crea
         tenant_id: ctx.tenantId,
         id: prefixedId('whk', now.getTime()),
         url,
+        format,
         events: JSON.stringify(events),
         active: input.active ?? true,
         active_since: now,
@@ -54,7 +57,7 @@ export async function createWebhook(deps: Deps, ctx: RequestContext, input: Crea
     await writeAudit(tx, ctx, {
       action: 'webhook.created', targetType: 'webhook', targetId: inserted.id,
       details: {
-        url, events, active: inserted.active, description: inserted.description,
+        url, format, events, active: inserted.active, description: inserted.description,
         header_names: Object.keys(headers), has_auth_token: authToken !== '',
       },
     }, now);
@@ -80,7 +83,7 @@ export async function getWebhook(deps: Deps, ctx: RequestContext, id: string) {
   return webhook!;
 }
 
-const UPDATABLE_FIELDS = ['url', 'events', 'active', 'description', 'headers', 'auth_token'] as const;
+const UPDATABLE_FIELDS = ['url', 'format', 'events', 'active', 'description', 'headers', 'auth_token'] as const;
 
 /**
  * Changes what is given. Deactivating drops the queued attempts; re-activating starts a new
@@ -89,7 +92,16 @@ const UPDATABLE_FIELDS = ['url', 'events', 'active', 'description', 'headers', '
  */
 export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string, input: UpdateWebhookInput) {
   const patch: Updateable<WebhooksTable> = {};
-  if (input.url !== undefined) patch.url = await checkWebhookUrl(deps.config, input.url);
+  if (input.url !== undefined || input.format !== undefined) {
+    // A URL must suit the format it carries: a new one or a new format is checked with the other, given or kept.
+    const kept = input.url === undefined || input.format === undefined ? await findWebhook(deps.store.db, ctx.tenantId, id) : undefined;
+    const format = input.format ?? (kept?.format as WebhookFormat | undefined);
+    const url = input.url ?? kept?.url;
+    if (format === undefined || url === undefined) throw notFound('Webhook');
+    await checkWebhookUrl(deps.config, url, format);
+    if (input.url !== undefined) patch.url = input.url;
+    if (input.format !== undefined) patch.format = input.format;
+  }
   if (input.events !== undefined) patch.events = JSON.stringify(uniqueEvents(input.events));
   if (input.description !== undefined) patch.description = input.description;
   const headers = input.headers === undefined ? undefined : checkCustomHeaders(input.headers);
@@ -100,6 +112,10 @@ export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string,
     await lockSubscriptionChanges(tx, ctx.tenantId);
     const stored = await findWebhook(tx, ctx.tenantId, id, true);
     if (!stored) throw notFound('Webhook');
+    // The half kept was read before the lock: the pair is checked again as it will be stored, without a lookup.
+    if (patch.url !== undefined || patch.format !== undefined) {
+      checkUrlShape(patch.url ?? stored.url, (patch.format ?? stored.format) as WebhookFormat);
+    }
     const current = openWebhookSecrets(keys, stored);
     if (headers !== undefined || authToken !== undefined || !stored.secrets_sealed) {
       Object.assign(patch, sealWebhookSecrets(keys, {
@@ -124,6 +140,7 @@ export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string,
       details: {
         changed: UPDATABLE_FIELDS.filter((field) => input[field] !== undefined),
         ...(input.url === undefined ? {} : { url: updated.url }),
+        ...(input.format === undefined ? {} : { format: updated.format }),
         ...(input.events === undefined ? {} : { events: updated.events }),
         ...(input.active === undefined ? {} : { active: updated.active }),
         ...(input.description === undefined ? {} : { description: updated.description }),

@@ -1,29 +1,43 @@
 import type { Config } from '../../config/config.js';
 import { validationError } from '../../kernel/errors.js';
 import type { EventType } from '../../platform/outbox/event-types.js';
+import type { WebhookFormat } from '../../kernel/vocabulary.js';
 import { checkTargetHost } from '../delivery/target-guard.js';
 
+/** The URL scheme each format is sent over (`syslog+tls://host:port` will come with `syslog`). */
+const FORMAT_SCHEMES: Record<WebhookFormat, { protocol: string; shape: string }> = {
+  standard: { protocol: 'https:', shape: 'an https:// URL' },
+  ocsf: { protocol: 'https:', shape: 'an https:// URL' },
+};
+
 /**
- * Checks a receiver URL: https only, no credentials in it, and (unless private targets are
- * allowed) a host that is or resolves only to public addresses. The same address rule runs again
- * whenever a delivery connects, since DNS answers change.
+ * Checks a receiver URL for a format: the format's scheme, no credentials in it, and (unless
+ * private targets are allowed) a host that is or resolves only to public addresses, whatever the
+ * format. The same address rule runs again whenever a delivery connects, since DNS answers change.
  */
-export async function checkWebhookUrl(config: Readonly<Config>, raw: string): Promise<string> {
+export async function checkWebhookUrl(config: Readonly<Config>, raw: string, format: WebhookFormat): Promise<string> {
+  const url = checkUrlShape(raw, format);
+  if (!config.webhooks.allowPrivateTargets) {
+    const problem = await checkTargetHost(url.hostname);
+    if (problem) throw validationError('body.url', `host ${url.hostname} ${problem}`);
+  }
+  return raw;
+}
+
+/** The checks of a URL that need no lookup: absolute, the format's scheme, no credentials. */
+export function checkUrlShape(raw: string, format: WebhookFormat): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw validationError('body.url', 'must be a valid absolute URL');
   }
-  if (url.protocol !== 'https:') throw validationError('body.url', 'must be an https:// URL');
+  const scheme = FORMAT_SCHEMES[format];
+  if (url.protocol !== scheme.protocol) throw validationError('body.url', `must be ${scheme.shape} for the ${format} format`);
   if (url.username || url.password) {
     throw validationError('body.url', 'must not contain credentials; use auth_token or headers');
   }
-  if (!config.webhooks.allowPrivateTargets) {
-    const problem = await checkTargetHost(url.hostname);
-    if (problem) throw validationError('body.url', `host ${url.hostname} ${problem}`);
-  }
-  return raw;
+  return url;
 }
 
 /** Names a custom header may not use: the service's own and the connection's. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import { inFixedScope } from './scoped-connections.js';
-import { ALL_TENANTS } from './tenant-scope.js';
+import { ALL_TENANTS, type TenantScope } from './tenant-scope.js';
 
 /** How long a lease lasts without its holder renewing it (a holder renews every third of it). */
 export const LEASE_MS = 60_000;
@@ -15,6 +15,8 @@ export interface LeaseOptions {
   /** Wait until the lease is free (true), or give up at once when another holds it (false). */
   wait?: boolean;
   ttlMs?: number;
+  /** Whose rights the lease's statements use: the owner's before the service role exists (migrations). */
+  scope?: TenantScope;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface LeaseOptions {
 export async function withLease<T>(
   db: Kysely<Database>, name: string, work: () => Promise<T>, options: LeaseOptions = {},
 ): Promise<T | null> {
-  const leases = inFixedScope(db, ALL_TENANTS);
+  const leases = inFixedScope(db, options.scope ?? ALL_TENANTS);
   const key = options.key ?? '';
   const ttlMs = options.ttlMs ?? LEASE_MS;
   const holder = randomUUID();

@@ -2,7 +2,6 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { parseDatabaseUrl } from '../../config/database-url.js';
 import type { Database } from '../../kernel/tables/database.js';
 import { HostPool } from './host-pool.js';
-import { transactionMigrationLock } from './migration-lock.js';
 import { listenPostgres } from './postgres-listen.js';
 import { ReadReplica } from './read-replica.js';
 import { scopedConnections } from './scoped-connections.js';
@@ -33,7 +32,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Store> {
   // Pipelining: a statement's begin, the statement and its commit go in one round trip (scoped-connections.ts).
   const pool = new HostPool(target, { max: options.poolSize, connectionTimeoutMillis: options.poolTimeoutMs, pipeline: true });
   const db = new Kysely<Database>({
-    dialect: transactionMigrationLock(scopedConnections(new PostgresDialect({ pool }), 'transaction')),
+    dialect: scopedConnections(new PostgresDialect({ pool }), 'transaction'),
   });
   const replica = options.readUrl
     ? new ReadReplica(parseDatabaseUrl(options.readUrl),

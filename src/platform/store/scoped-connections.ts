@@ -32,7 +32,7 @@ interface ConnectionState {
 }
 
 /** Statements PostgreSQL refuses inside a transaction block; in the owner's scope they run as they are. */
-const OUTSIDE_TRANSACTIONS = /^\s*vacuum\b/i;
+const OUTSIDE_TRANSACTIONS = /^\s*(vacuum\b|(create|drop)\s+(unique\s+)?index\s+concurrently\b|reindex\b.*\bconcurrently\b)/is;
 
 /**
  * Wraps a dialect's driver so that every query runs as the service role with the tenants of the

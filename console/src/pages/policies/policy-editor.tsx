@@ -38,7 +38,9 @@ function EditorForm({ policy, onDone, onCancel }: { policy?: Policy; onDone: (me
   const body = bodyFromForm(form);
   const save = useMutation({
     mutationFn: () => (policy
-      ? api.PUT('/api/v1/policies/{policy_id}', { params: { path: { policy_id: policy.id } }, body })
+      ? api.PUT('/api/v1/policies/{policy_id}', {
+        params: { path: { policy_id: policy.id } }, body: { ...body, message: body.message ?? null },
+      })
       : api.POST('/api/v1/policies', { body })),
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: ['policies'] });

@@ -9,6 +9,7 @@ export type Severity = Policy['severity'];
 type Direction = NonNullable<PolicyConditions['directions']>[number];
 type Source = NonNullable<PolicyConditions['sources']>[number];
 type InteractionType = NonNullable<PolicyConditions['interaction_types']>[number];
+type PlatformStatus = NonNullable<PolicyConditions['platform_statuses']>[number];
 
 export const ACTIONS: { value: Action; label: string; hint: string }[] = [
   { value: 'block', label: 'Block', hint: 'the interaction is refused; an alert is raised' },
@@ -32,6 +33,11 @@ export const INTERACTION_TYPES: { value: InteractionType; label: string }[] = [
   { value: 'tool_call', label: 'Tool call' },
   { value: 'embedding', label: 'Embedding' },
 ];
+export const PLATFORM_STATUSES: { value: PlatformStatus; label: string }[] = [
+  { value: 'sanctioned', label: 'Sanctioned apps' },
+  { value: 'unsanctioned', label: 'Unsanctioned apps (every app not decided on)' },
+  { value: 'blocked', label: 'Blocked apps' },
+];
 /** The classification types the service knows; the list is open, others go in "Other types". */
 export const KNOWN_CLASSIFICATIONS = [
   'EMAIL', 'PHONE', 'CREDIT_CARD', 'IBAN', 'SSN', 'NIR', 'SIRET', 'IP_ADDRESS', 'API_KEY', 'PERSON_NAME',
@@ -52,12 +58,14 @@ export interface PolicyFormState {
   sources: Source[];
   interactionTypes: InteractionType[];
   validatedOnly: boolean;
+  platformStatuses: PlatformStatus[];
+  message: string;
 }
 
 export const EMPTY_FORM: PolicyFormState = {
   name: '', description: '', action: 'block', severity: 'medium', enabled: true,
   platformIds: '', classificationTypes: [], otherClassificationTypes: '', minRiskScore: '',
-  directions: [], sources: [], interactionTypes: [], validatedOnly: false,
+  directions: [], sources: [], interactionTypes: [], validatedOnly: false, platformStatuses: [], message: '',
 };
 
 const splitList = (text: string) => text.split(',').map((item) => item.trim()).filter((item) => item !== '');
@@ -80,6 +88,8 @@ export function formFromPolicy(policy: Policy): PolicyFormState {
     sources: c.sources ?? [],
     interactionTypes: c.interaction_types ?? [],
     validatedOnly: c.validated_only ?? false,
+    platformStatuses: c.platform_statuses ?? [],
+    message: policy.message ?? '',
   };
 }
 
@@ -99,6 +109,7 @@ export function bodyFromForm(form: PolicyFormState): PolicyCreate {
   if (form.sources.length > 0) conditions.sources = form.sources;
   if (form.interactionTypes.length > 0) conditions.interaction_types = form.interactionTypes;
   if (form.validatedOnly) conditions.validated_only = true;
+  if (form.platformStatuses.length > 0) conditions.platform_statuses = form.platformStatuses;
   return {
     name: form.name,
     description: form.description,
@@ -106,6 +117,8 @@ export function bodyFromForm(form: PolicyFormState): PolicyCreate {
     severity: form.severity,
     enabled: form.enabled,
     conditions,
+    // Empty: no message (a create refuses an empty one; a save sends null to remove it).
+    ...(form.message.trim() === '' ? {} : { message: form.message }),
   };
 }
 
@@ -116,6 +129,7 @@ const labelOf = (options: { value: string; label: string }[], value: string) =>
 export function conditionsSummary(c: Policy['conditions']): string[] {
   const lines: string[] = [];
   if (c.platform_ids) lines.push(`Platform: ${c.platform_ids.join(', ')}`);
+  if (c.platform_statuses) lines.push(`Apps: ${c.platform_statuses.join(', ')}`);
   if (c.classification_types) lines.push(`Data: ${c.classification_types.join(', ')}`);
   if (c.validated_only) lines.push(c.classification_types ? 'Validated detections only' : 'Any validated detection');
   if (c.min_risk_score !== undefined) lines.push(`Risk ≥ ${c.min_risk_score}`);

@@ -2,7 +2,7 @@ import type { FormEvent } from 'react';
 import { Field } from '../../components/ui.js';
 import { CheckboxGroup } from './checkbox-group.js';
 import {
-  ACTIONS, DIRECTIONS, INTERACTION_TYPES, KNOWN_CLASSIFICATIONS, SEVERITIES, SOURCES,
+  ACTIONS, DIRECTIONS, INTERACTION_TYPES, KNOWN_CLASSIFICATIONS, PLATFORM_STATUSES, SEVERITIES, SOURCES,
   type Action, type PolicyFormState, type Severity,
 } from './policy-fields.js';
 
@@ -48,12 +48,17 @@ export function PolicyForm({ form, onChange, onSubmit, onCancel, busy, submitLab
         <input type="checkbox" checked={form.enabled} onChange={(e) => set('enabled', e.target.checked)} />
         Enabled (judges every interaction recorded from now on)
       </label>
+      <Field label="Message to the user" hint="Shown by the browser extension when this policy coaches or blocks (up to 500 characters)">
+        <textarea maxLength={500} value={form.message} onChange={(e) => set('message', e.target.value)} />
+      </Field>
 
       <h3>Conditions</h3>
       <p className="muted">Every condition given must hold. A condition left empty matches everything.</p>
       <Field label="Platforms" hint="Comma-separated platform ids, e.g. chatgpt, claude">
         <input value={form.platformIds} onChange={(e) => set('platformIds', e.target.value)} />
       </Field>
+      <CheckboxGroup legend="App status" hint="The organization's status of the app (AI platforms), as it is when the interaction is recorded"
+        options={PLATFORM_STATUSES} value={form.platformStatuses} onChange={(v) => set('platformStatuses', v)} />
       <CheckboxGroup legend="Sensitive data types" hint="The interaction carries a detection of one of these types"
         options={CLASSIFICATION_OPTIONS} value={form.classificationTypes} onChange={(v) => set('classificationTypes', v)} />
       <Field label="Other data types" hint="Comma-separated, exact type names sent by your clients">

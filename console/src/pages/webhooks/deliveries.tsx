@@ -3,6 +3,7 @@ import { api } from '../../api/client.js';
 import { Pager } from '../../components/pager.js';
 import { Badge, Empty, ErrorBanner, formatDate, QueryState, SuccessBanner } from '../../components/ui.js';
 import { usePageParam } from '../../lib/url-state.js';
+import { formatLabel } from './formats.js';
 import type { WebhookDelivery } from './types.js';
 
 const LIMIT = 20;
@@ -44,6 +45,7 @@ export function Deliveries({ webhookId, canRedeliver }: { webhookId: string; can
                 <tr>
                   <th>Time</th>
                   <th>Event</th>
+                  <th>Format</th>
                   <th>Status</th>
                   <th className="num">Attempt</th>
                   <th className="num">Response</th>
@@ -60,6 +62,7 @@ export function Deliveries({ webhookId, canRedeliver }: { webhookId: string; can
                       <code>{delivery.event_type}</code> {delivery.test && <Badge tone="info">Test</Badge>}
                       <div className="muted"><small>Event <code>{delivery.event_id}</code></small></div>
                     </td>
+                    <td>{formatLabel(delivery.format)}</td>
                     <td>{delivery.success ? <Badge tone="good">Delivered</Badge> : <Badge tone="bad">Failed</Badge>}</td>
                     <td className="num">{delivery.attempt}</td>
                     <td className="num">{delivery.status_code > 0 ? delivery.status_code : <span className="muted">none</span>}</td>

@@ -4,6 +4,7 @@ import { ErrorBanner, Field } from '../../components/ui.js';
 import { PLAIN_LABEL } from '../../components/plain-label.js';
 import { EventCheckboxes } from './event-checkboxes.js';
 import { HeadersEditor, headersToRows, rowsToHeaders } from './headers-editor.js';
+import { WEBHOOK_FORMATS, type WebhookFormat } from './formats.js';
 import type { EventType, Webhook, WebhookCreate, WebhookUpdate } from './types.js';
 
 /**
@@ -17,6 +18,7 @@ export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: {
   onCancel: () => void;
 }) {
   const [url, setUrl] = useState(webhook?.url ?? '');
+  const [format, setFormat] = useState<WebhookFormat>(webhook?.format ?? 'standard');
   const [description, setDescription] = useState(webhook?.description ?? '');
   const [events, setEvents] = useState<EventType[]>((webhook?.events ?? []) as EventType[]);
   const [active, setActive] = useState(webhook?.active ?? true);
@@ -27,7 +29,7 @@ export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: {
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const body: WebhookCreate & WebhookUpdate = { url, description, events, headers: rowsToHeaders(headers) };
+    const body: WebhookCreate & WebhookUpdate = { url, format, description, events, headers: rowsToHeaders(headers) };
     if (webhook) body.active = active;
     if (removeAuthToken) body.auth_token = '';
     else if (authToken !== '') body.auth_token = authToken;
@@ -39,6 +41,11 @@ export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: {
       {save.error && <ErrorBanner error={save.error} />}
       <Field label="URL" hint="An https:// address that answers 2xx to each delivery">
         <input type="url" required value={url} placeholder="https://siem.example.com/hooks/ai-usage" onChange={(e) => setUrl(e.target.value)} />
+      </Field>
+      <Field label="Format" hint={WEBHOOK_FORMATS.find((f) => f.value === format)?.hint ?? ''}>
+        <select value={format} onChange={(e) => setFormat(e.target.value as WebhookFormat)}>
+          {WEBHOOK_FORMATS.map((f) => <option key={f.value} value={f.value}>{f.label}</option>)}
+        </select>
       </Field>
       <Field label="Description">
         <input value={description} maxLength={1000} onChange={(e) => setDescription(e.target.value)} />

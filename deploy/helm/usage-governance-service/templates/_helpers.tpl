@@ -63,10 +63,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 
 {{/* Changing one of these rolls the pods (checksum/config). */}}
 {{- define "ugs.configChecksum" -}}
-{{- printf "%s|%s|%s|%s" .Values.database.url .Values.encryption.key .Values.metrics.token .Values.publicBaseUrl | sha256sum -}}
+{{- printf "%s|%s|%s|%s|%s|%s" .Values.database.url .Values.database.listen.url .Values.database.read.url .Values.encryption.key .Values.metrics.token .Values.publicBaseUrl | sha256sum -}}
 {{- end -}}
 
-{{/* Environment shared by the API, the workers and the migration Job. */}}
+{{/* Environment shared by the API, the workers and the migration Job (which needs no other database URL). */}}
 {{- define "ugs.env" -}}
 - name: DATABASE_URL
   valueFrom:
@@ -101,6 +101,27 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   value: {{ .Values.logLevel | quote }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* The environment of the API and the workers: ugs.env, then DATABASE_LISTEN_URL and DATABASE_READ_URL from a Secret, each left out when unset. */}}
+{{- define "ugs.serviceEnv" -}}
+{{ include "ugs.env" . }}
+{{- $secretName := include "ugs.secretName" . -}}
+{{- range $name, $given := dict "DATABASE_LISTEN_URL" .Values.database.listen "DATABASE_READ_URL" .Values.database.read }}
+{{- if $given.existingSecret }}
+- name: {{ $name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $given.existingSecret }}
+      key: {{ default $name $given.existingSecretKey }}
+{{- else if $given.url }}
+- name: {{ $name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secretName }}
+      key: {{ $name }}
+{{- end }}
 {{- end }}
 {{- end -}}
 

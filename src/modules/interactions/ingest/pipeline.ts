@@ -95,8 +95,8 @@ async function commitGroup(
   const keys = await deps.keyring.forTenants(tenantIds);
   const stored = await deps.store.db.transaction().execute(async (tx) => {
     const { versions, subscriptions, validatingSignals, maskingValues } = await readGroupContext(tx, tenantIds);
-    const policies = await policyCache.enabledPolicies(tx, versions);
-    const prepared = requests.map(({ tenantId, inputs }) => prepareIngest(tenantId, inputs, policies.get(tenantId)!, now,
+    const rules = await policyCache.enabledPolicies(tx, versions);
+    const prepared = requests.map(({ tenantId, inputs }) => prepareIngest(tenantId, inputs, rules.get(tenantId)!, now,
       validatingSignals.has(tenantId), { keys: keys.get(tenantId)!, mode: maskingValues.has(tenantId) ? 'mask' : 'keep' }));
     const responses = requests.map((request, i) => request.respond(prepared[i]!.interactions));
     const credentialChanged = requests.map((request) =>

@@ -2,11 +2,13 @@ import type { Insertable } from 'kysely';
 import { uuidv7 } from '../../../kernel/ids.js';
 import { alertEvents, alertsFor, toAlertResponse } from '../../alerts/alerts.service.js';
 import { type EventEnvelope, toEnvelope } from '../../../platform/outbox/outbox.js';
-import { evaluate, type PolicyRule } from '../../policies/policies.evaluate.js';
+import { evaluate } from '../../policies/policies.evaluate.js';
+import type { TenantRules } from '../../policies/policies.cache.js';
 import { validateSignal } from '../../signals/signal-validation.js';
 import { toInteractionEventData } from '../interactions.mapper.js';
 import type { InteractionResponse } from '../interactions.schemas.js';
-import type { AlertsTable } from '../../../kernel/tables/interactions.js';
+import type { AlertsTable, PolicyDecision } from '../../../kernel/tables/interactions.js';
+import { DEFAULT_PLATFORM_STATUS } from '../../../kernel/vocabulary.js';
 import type { ValidInteraction } from '../interactions.validation.js';
 import type { TenantKeys } from '../../../platform/crypto/envelope.js';
 import { protectClassification, type SignalValuesMode, type StoredInteraction } from '../detected-values.js';
@@ -28,9 +30,22 @@ function withValidatedSignals(input: ValidInteraction): ValidInteraction {
   };
 }
 
+/**
+ * The decisions as a create answers them: each with its policy's message, when it has one
+ * (`messages`: by policy id). The message is the policy's, not the interaction's: it is neither
+ * stored with the interaction nor sent in its events.
+ */
+function withMessages(decisions: PolicyDecision[], messages: ReadonlyMap<string, string>): PolicyDecision[] {
+  if (messages.size === 0 || decisions.length === 0) return decisions;
+  return decisions.map((decision) => {
+    const message = messages.get(decision.policy_id);
+    return message ? { ...decision, message } : decision;
+  });
+}
+
 /** What storing some interactions of one tenant writes: rows, alerts and events, all built in memory. */
 export interface PreparedIngest {
-  /** As the API returns them and their events carry them. */
+  /** As the API answers them (with the policies' messages, which the rows and events leave out). */
   interactions: InteractionResponse[];
   /** As they are stored: the detected values encrypted, or only masked. */
   rows: StoredInteraction[];
@@ -46,23 +61,27 @@ export interface PreparedIngest {
  * classification is `interaction.classified`. Nothing is written here (see `writeIngest`).
  */
 export function prepareIngest(
-  tenantId: string, inputs: readonly ValidInteraction[], policies: readonly PolicyRule[], now: Date, validateSignals: boolean,
+  tenantId: string, inputs: readonly ValidInteraction[], rules: TenantRules, now: Date, validateSignals: boolean,
   protection: ValueProtection,
 ): PreparedIngest {
+  const { policies, platformStatuses } = rules;
+  const messages = new Map(policies.flatMap((policy) => (policy.message ? [[policy.id, policy.message] as const] : [])));
   const prepared: PreparedIngest = { interactions: [], rows: [], alerts: [], events: [] };
   const timestamp = now.toISOString();
   for (const raw of inputs) {
     const input = validateSignals ? withValidatedSignals(raw) : raw;
     const protectedValues = input.classifications.map((c) => protectClassification(protection.keys, protection.mode, c));
+    const platformStatus = platformStatuses.get(input.platform_id) ?? DEFAULT_PLATFORM_STATUS;
     const interaction: InteractionResponse = {
       id: uuidv7(now.getTime()),
       tenant_id: tenantId,
       timestamp,
       ...input,
       classifications: protectedValues.map((c) => c.returned),
-      policy_decisions: evaluate(policies, input),
+      policy_decisions: evaluate(policies, { ...input, platform_status: platformStatus }),
     };
-    prepared.interactions.push(interaction);
+    const answered = withMessages(interaction.policy_decisions, messages);
+    prepared.interactions.push(answered === interaction.policy_decisions ? interaction : { ...interaction, policy_decisions: answered });
     prepared.rows.push(protectedValues.length === 0 ? interaction
       : { ...interaction, classifications: protectedValues.map((c) => c.stored) });
     const data = toInteractionEventData(interaction);

@@ -7,9 +7,10 @@ import { sql, type Kysely } from 'kysely';
 // lock stays with the server connection that took it, which a transaction-pooling PgBouncer hands
 // to another client after each statement, and it is gone after a failover. A holder that dies
 // leaves its row to expire. Global by nature, like rate_limit_windows: no tenant_id, no row-level
-// security.
+// security. The migrations' own bookkeeping creates it before the first migration (they run under
+// one of its leases): here it exists already, unless this migration runs by itself.
 export async function up(db: Kysely<any>): Promise<void> {
-  await sql`create table service_leases (
+  await sql`create table if not exists service_leases (
     name text not null,
     key text not null,
     holder uuid not null,

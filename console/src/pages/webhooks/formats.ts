@@ -1,0 +1,11 @@
+import type { Webhook } from './types.js';
+
+export type WebhookFormat = Webhook['format'];
+
+/** How the console names each delivery format, and what it is for. */
+export const WEBHOOK_FORMATS: ReadonlyArray<{ value: WebhookFormat; label: string; hint: string }> = [
+  { value: 'standard', label: 'Standard', hint: "The service's event envelope as JSON" },
+  { value: 'ocsf', label: 'OCSF 1.3', hint: 'Each event as an OCSF 1.3 event, for a SIEM (Splunk, Sentinel, Elastic, QRadar)' },
+];
+
+export const formatLabel = (format: WebhookFormat) => WEBHOOK_FORMATS.find((f) => f.value === format)?.label ?? format;
