@@ -42,8 +42,9 @@ export async function appliedMigrations(db: Kysely<any>): Promise<Set<string>> {
 /**
  * Applies one migration; false when another process recorded it first. A transactional one runs
  * with its record in one transaction, under the migrations' lock (so it is applied exactly once
- * whatever the lease did) and a short lock timeout. One marked `transactional = false` runs its
- * statements one by one and is recorded after: each of them must be safe to run again.
+ * whatever the lease did) and a short lock timeout; one that waited too long for a lock, or was
+ * chosen to break a deadlock, is rolled back and tried again. One marked `transactional = false`
+ * runs its statements one by one and is recorded after: each of them must be safe to run again.
  */
 export async function applyMigration(db: Kysely<any>, name: string, migration: ServiceMigration): Promise<boolean> {
   if (migration.transactional === false) {
@@ -63,7 +64,7 @@ export async function applyMigration(db: Kysely<any>, name: string, migration: S
         return true;
       });
     } catch (error) {
-      if (!isLockTimeout(error)) throw error;
+      if (!isLockConflict(error)) throw error;
       if (attempt === LOCK_ATTEMPTS) {
         throw new Error(`Migration ${name} could not take the locks it needs in ${LOCK_ATTEMPTS} tries of ${MIGRATION_LOCK_TIMEOUT_MS} ms: `
           + 'a long transaction holds a table it changes (see pg_stat_activity); start again once it ends.');
@@ -73,6 +74,8 @@ export async function applyMigration(db: Kysely<any>, name: string, migration: S
   }
 }
 
-function isLockTimeout(error: unknown): boolean {
-  return (error as { code?: string } | null)?.code === '55P03';
+/** A lock wait given up (lock_timeout), or PostgreSQL's way out of a deadlock with a writer: both are tried again. */
+function isLockConflict(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === '55P03' || code === '40P01';
 }
