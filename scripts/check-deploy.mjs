@@ -71,7 +71,7 @@ section('deploy/docker-compose.yml', () => {
   for (const error of valid ? [] : ajv.errors) check(false, `${error.instancePath || '/'} ${error.message}`);
   const images = Object.entries(compose.services).map(([name, service]) => [name, service.image]);
   for (const [name, image] of images) {
-    // ${UGS_VERSION:-0.7.0} resolves to a pinned default.
+    // ${UGS_VERSION:-0.8.0} resolves to a pinned default.
     const resolved = image?.replace(/\$\{[A-Z_]+:-([^}]+)\}/g, '$1');
     check(resolved && pinned(resolved), `service ${name}: image ${image} has a pinned version tag`);
   }

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './process.js';
@@ -49,4 +49,44 @@ function changedDependencies(commit: string): string[] {
   return Object.entries(then.packages)
     .filter(([path, entry]) => path !== '' && now.packages[path]?.version !== entry.version)
     .map(([path]) => path);
+}
+
+/** Each release's commit (releases.json): tags do not travel with every clone, this file does. */
+export const RELEASES: Readonly<Record<string, string>> = JSON.parse(readFileSync(join(ROOT, 'releases.json'), 'utf8'));
+
+/**
+ * The releases an upgrade test starts from, newest first: the previous one and the oldest by
+ * default; every one with UPGRADE_RELEASES=all, or those listed (UPGRADE_RELEASES=0.3.0,0.5.0).
+ */
+export function releasesToTest(): string[] {
+  const versions = Object.keys(RELEASES).reverse();
+  const wanted = process.env.UPGRADE_RELEASES?.trim();
+  if (wanted === 'all') return versions;
+  if (!wanted) return [versions[0]!, versions.at(-1)!];
+  const listed = wanted.split(',').map((version) => version.trim().replace(/^v/, ''));
+  const unknown = listed.filter((version) => !RELEASES[version]);
+  if (unknown.length > 0) throw new Error(`UPGRADE_RELEASES names no release ${unknown.join(', ')} (releases.json: ${versions.join(', ')})`);
+  return listed;
+}
+
+export interface InstalledRelease {
+  version: string;
+  commit: string;
+  /** Its dist/cli.js. */
+  cli: string;
+}
+
+/**
+ * A release's server as it shipped, with its own dependencies and its own build
+ * (scripts/install-release.mjs, which keeps it for later runs on this machine).
+ */
+export function installRelease(version: string): Promise<InstalledRelease> {
+  const commit = RELEASES[version];
+  if (!commit) return Promise.reject(new Error(`no release ${version} in releases.json`));
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [join(ROOT, 'scripts/install-release.mjs'), version], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`the install of ${version} failed:\n${stderr}`));
+      else resolve({ version, commit, cli: stdout.trim().split('\n').at(-1)! });
+    });
+  });
 }

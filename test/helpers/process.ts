@@ -56,7 +56,7 @@ export class ServiceProcess {
 
   /** Runs a CLI command to completion. */
   static async run(
-    args: string[], env: Record<string, string>, options: { cwd?: string; killAfterMs?: number } = {},
+    args: string[], env: Record<string, string>, options: { cwd?: string; cli?: string; killAfterMs?: number } = {},
   ): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const proc = ServiceProcess.start(args, env, options);
     // A command that hangs is killed, and then has no exit code (null).

@@ -3050,12 +3050,12 @@ export interface components {
         /**
          * @description The running release and the kind of store it uses.
          * @example {
-         *       "version": "v0.7.0",
+         *       "version": "v0.8.0",
          *       "store": "postgres"
          *     }
          */
         Version: {
-            /** @description The release, e.g. `v0.7.0` */
+            /** @description The release, e.g. `v0.8.0` */
             version: string;
             /** @description `pglite` (embedded) or `postgres` */
             store: string;
@@ -5283,7 +5283,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "version": "v0.7.0",
+                     *       "version": "v0.8.0",
                      *       "store": "postgres"
                      *     }
                      */

@@ -10,7 +10,7 @@ export const ProbeSchema = component('Probe', Type.Object({
 });
 
 export const VersionSchema = component('Version', Type.Object({
-  version: Type.String({ description: 'The release, e.g. `v0.7.0`' }),
+  version: Type.String({ description: 'The release, e.g. `v0.8.0`' }),
   store: Type.String({ description: '`pglite` (embedded) or `postgres`' }),
-}), { description: 'The running release and the kind of store it uses.', example: { version: 'v0.7.0', store: 'postgres' } });
+}), { description: 'The running release and the kind of store it uses.', example: { version: 'v0.8.0', store: 'postgres' } });
 
