@@ -29,7 +29,9 @@ const CASES: Array<[string, Partial<ListCriteria>, RegExp[]]> = [
   ['a day not aligned to hours, by platform', { range: UNALIGNED, platform_id: 'claude' }, [/interactions_platform_idx/]],
   ['less than an hour', { range: { start: new Date('2024-03-10T10:17:00Z'), end: new Date('2024-03-10T10:47:00Z') } },
     [/interactions_time_idx/]],
-  ['user_id, which no aggregate has', { user_id: '0190a0a0-0000-7000-8000-000000000001' }, [/interactions_user_idx/]],
+  // Either index of the tenant's rows that holds user_id: on this table's few rows the two cost the
+  // same; at scale the user index, whose range is the user's alone, is the cheaper by far.
+  ['user_id, which no aggregate has', { user_id: '0190a0a0-0000-7000-8000-000000000001' }, [/interactions_(platform_)?user_idx/]],
 ];
 
 describe.each(STORES)('plans of the totals [%s]', (kind) => {
