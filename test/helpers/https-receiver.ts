@@ -64,8 +64,7 @@ export class HttpsReceiver {
 
   private constructor(private readonly server: Server, readonly port: number) {}
 
-  /** `port`: a given one (a URL handed out while nothing listened there), else any free one. */
-  static async start(certificates: Pick<TestCertificates, 'cert' | 'key'>, port = 0): Promise<HttpsReceiver> {
+  static async start(certificates: Pick<TestCertificates, 'cert' | 'key'>): Promise<HttpsReceiver> {
     let receiver: HttpsReceiver | undefined;
     const server = createServer({ cert: certificates.cert, key: certificates.key }, (req, res) => {
       receiver!.open += 1;
@@ -102,10 +101,7 @@ export class HttpsReceiver {
       receiver?.sockets.add(socket);
       socket.on('close', () => receiver?.sockets.delete(socket));
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', resolve);
-    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     receiver = new HttpsReceiver(server, (server.address() as AddressInfo).port);
     return receiver;
   }

@@ -5,11 +5,17 @@ export class TcpProxy {
   private sockets = new Set<Socket>();
   private server: Server | undefined;
   port = 0;
+  /** While true, each connection is closed as soon as it is accepted, and the port stays held. */
+  refusing = false;
 
   constructor(private readonly targetHost: string, private readonly targetPort: number) {}
 
   async start(port = 0): Promise<void> {
     this.server = createServer((client) => {
+      if (this.refusing) {
+        client.destroy();
+        return;
+      }
       const upstream = connect(this.targetPort, this.targetHost);
       for (const s of [client, upstream]) {
         this.sockets.add(s);

@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { SERVICE_VERSION } from '../../../src/kernel/version.js';
 import { installRelease, releasesToTest, type InstalledRelease } from '../../helpers/earlier-release.js';
 import { createTestCertificates, HttpsReceiver } from '../../helpers/https-receiver.js';
-import { freePort, tempDir } from '../../helpers/process.js';
+import { tempDir } from '../../helpers/process.js';
 import { fillThroughApi, PATIENT_RETRIES, RELEASE_ADMIN, releaseAdminEnv, totalsOf } from '../../helpers/release-data.js';
 import { ServiceApi } from '../../helpers/service-api.js';
 import { STORES, createPostgresDatabase } from '../../helpers/stores.js';
+import { TcpProxy } from '../../helpers/tcp-proxy.js';
 import { bodyOf, deliveryEnv } from '../../helpers/webhooks-fixtures.js';
 
 // An upgrade from each earlier release (by default the previous one and the oldest;
@@ -49,8 +50,15 @@ describe('upgrades from earlier releases', () => {
       cleanups.push(async () => rmSync(folder, { recursive: true, force: true }));
       store = { DATA_DIR: folder };
     }
-    // Nothing listens there yet: every attempt is refused, and the deliveries stay queued.
-    const receiverPort = await freePort();
+    // The receiver's address refuses every attempt until the gate opens: the deliveries stay
+    // queued. The gate holds the port all along, so that no other process can take it meanwhile.
+    const receiver = await HttpsReceiver.start(certificates);
+    cleanups.push(() => receiver.close());
+    const gate = new TcpProxy('127.0.0.1', receiver.port);
+    gate.refusing = true;
+    await gate.start();
+    cleanups.push(() => gate.stop());
+    const receiverPort = gate.port;
     const env = { ...store, ...releaseAdminEnv, ...deliveryEnv(certificates, { WEBHOOK_RETRY_DELAYS_MS: PATIENT_RETRIES }) };
 
     const earlier = await ServiceApi.start(env, { cli: release.cli, admin: RELEASE_ADMIN, readyWithinMs: READY_WITHIN_MS });
@@ -70,8 +78,7 @@ describe('upgrades from earlier releases', () => {
     expect(await listedInteractions(current)).toEqual(listedBefore);
     expect(await rowCounts()).toEqual(rowsBefore);
 
-    const receiver = await HttpsReceiver.start(certificates, receiverPort);
-    cleanups.push(() => receiver.close());
+    gate.refusing = false;
     const delivered = (eventType: string) => new Set(receiver.requests.map(bodyOf)
       .filter((body) => body.event_type === eventType).map((body) => (body.data as { id: string }).id));
     await expect.poll(() => filled.interactionIds.filter((id) => !delivered('interaction.created').has(id)), { timeout: 60_000 }).toEqual([]);
