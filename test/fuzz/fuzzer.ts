@@ -210,8 +210,13 @@ function harvest(world: World, op: Operation, request: FuzzRequest, answer: { st
 
 const resourceOf = (name: string) => ({ user_id: '/users', policy_id: '/policies', webhook_id: '/webhooks', key_id: '/api-keys', interaction_id: '/interactions' })[name] ?? '';
 
-/** Makes every caller of the first tenant valid again (the fuzzer may have logged it out, disabled it, changed its password or revoked its key). */
+/**
+ * Makes every caller of the first tenant valid again (the fuzzer may have logged it out, disabled
+ * it, changed its password, revoked its key, or required single sign-on, which refuses members'
+ * passwords).
+ */
 async function reviveCallers(h: Harness, own: Side): Promise<void> {
+  await h.db.updateTable('tenant_sso').set({ enforce: false }).where('tenant_id', '=', own.tenant.tenantId).execute();
   const works = async (token: string, url: string) => (await h.call('GET', url, { token })).statusCode === 200;
   const restore = async (id: string, role: 'admin' | 'viewer') => {
     await h.db.updateTable('users').set({ role, status: 'active', password_hash: await hashPassword(TEST_PASSWORD), updated_at: h.clock.now() })
