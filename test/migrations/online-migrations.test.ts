@@ -66,6 +66,20 @@ describe.each(STORES)('migrations one at a time [%s]', (kind) => {
     expect(await valid('accounts_email_unique')).toBe(true);
   });
 
+  it('rolls back and tries again a migration chosen to break a deadlock, as PostgreSQL answers one', async () => {
+    testStore = await createTestStore(kind);
+    const db = ownerDb(testStore.store);
+    let attempts = 0;
+    const deadlocking = { ...migrations, '9001_deadlocks_once': step(async (trx) => {
+      await sql`create table retried (id int)`.execute(trx);
+      attempts += 1;
+      if (attempts === 1) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    }) };
+    expect((await migrate(db, { migrations: deadlocking })).applied).toEqual(['9001_deadlocks_once']);
+    expect(attempts).toBe(2);
+    expect(await tableExists(db, 'retried')).toBe(true);
+  });
+
   it('starts on a database a newer release of this major migrated further, and refuses one with unknown migrations among its own', async () => {
     testStore = await createTestStore(kind);
     const db = ownerDb(testStore.store);
