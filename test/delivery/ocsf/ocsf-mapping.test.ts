@@ -191,6 +191,15 @@ describe('the OCSF mapping of the event catalog', () => {
     expect(() => toOcsfEvent({ id: 'evt_1', timestamp: 'yesterday', event_type: 'user.invited', tenant_id: TENANT, data: {} })).toThrow();
   });
 
+  it('never carries a detected value: only its type', () => {
+    const classified = sampleOf('interaction.classified');
+    const values = ((classified.data as { classifications: Array<{ value: string }> }).classifications).map((c) => c.value);
+    expect(values.length).toBeGreaterThan(0);
+    const sent = renderBody('ocsf', JSON.stringify(classified));
+    for (const value of values) expect(sent).not.toContain(value);
+    expect(sent).toContain('CREDIT_CARD');
+  });
+
   it('is a pure function of the envelope: the same envelope gives the same bytes', () => {
     const sample = sampleOf('interaction.classified');
     expect(renderBody('ocsf', JSON.stringify(sample))).toBe(renderBody('ocsf', JSON.stringify(structuredClone(sample))));
