@@ -9,17 +9,20 @@
 //   - finding a detected value again (bench/lib/queries-lookup.mjs): POST /signals/lookup and the first page of
 //     GET /interactions?fingerprint= for values sent through the API and seen 0, 1, 100 and 10,000 times, at once
 //     after that ingest (no VACUUM) and after a VACUUM, p50/p95/p99 each beside the 404's;
+//   - AI platform usage and people at risk (bench/lib/queries-platforms.mjs) over the last day, 7 days, 30 days and
+//     the whole range, p95 beside a 404's, each answer checked against the lists' totals;
 //   - on PostgreSQL, ingest with the counts maintained (and compacted) against ingest with their triggers off;
 //   - `live` (bench/lib/queries-live.mjs): the lists, stats and search after an ingest through the API without
 //     VACUUM, and during a transaction held open under 1,000 creates/s (autovacuum off, then on), each beside the
 //     same after VACUUM ANALYZE, on a PostgreSQL cluster of the bench's own (no seed, no BENCH_DATABASE_URL needed).
 //     Not in the default set: it ingests 2,000,000 rows through the API and holds two transactions 10 minutes each,
 //     about 45 minutes more on the 2-core machine; run it with BENCH_QUERIES=live (alone or beside the others).
-// BENCH_QUERIES=lists,search,stats,lookup,ingest (the default) keeps some of these measures, or adds live.
+// BENCH_QUERIES=lists,search,stats,lookup,platforms,ingest (the default) keeps some of these measures, or adds live.
 import { pathToFileURL } from 'node:url';
 import { ingestWithAndWithoutCounts } from './lib/queries-ingest.mjs';
 import { runLive } from './lib/queries-live.mjs';
 import { lookups } from './lib/queries-lookup.mjs';
+import { platformsAndPeople } from './lib/queries-platforms.mjs';
 import { get, latency, walk } from './lib/queries-measure.mjs';
 import { onQueriesSeeds, pooledHash } from './lib/queries-seed.mjs';
 import { asUuid, md5, plainCounts, shapes, statsMatch } from './lib/queries-shapes.mjs';
@@ -31,7 +34,7 @@ const ROWS = Number(process.env.BENCH_QUERY_ROWS ?? 10_000_000);
 const ROWS_EMBEDDED = Number(process.env.BENCH_QUERY_ROWS_EMBEDDED ?? 1_000_000);
 const DEEP_PAGES = Number(process.env.BENCH_DEEP_PAGES ?? 100);
 const TARGET = { page: 50, search: 5, stats: 50 };
-const MEASURES = ['lists', 'search', 'stats', 'lookup', 'ingest', 'live'];
+const MEASURES = ['lists', 'search', 'stats', 'lookup', 'platforms', 'ingest', 'live'];
 const DEFAULT = MEASURES.filter((name) => name !== 'live');
 const ONLY = new Set((process.env.BENCH_QUERIES ?? DEFAULT.join(',')).split(',').map((name) => name.trim()));
 for (const name of ONLY) if (!MEASURES.includes(name)) throw new Error(`BENCH_QUERIES: ${name} is not one of ${MEASURES.join(', ')}`);
@@ -97,6 +100,7 @@ async function listsSearchStats(label, seed, rows) {
 async function measure(label, seed, rows) {
   if (['lists', 'search', 'stats'].some((name) => ONLY.has(name))) await listsSearchStats(label, seed, rows);
   if (ONLY.has('lookup')) await lookups(label, seed, rows);
+  if (ONLY.has('platforms')) await platformsAndPeople(label, seed, rows);
 }
 
 export async function runQueries() {

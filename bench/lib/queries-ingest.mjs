@@ -13,7 +13,7 @@ const RUNS = [['batches of 500, 4 connections', { connections: 4, size: 500 }], 
 function compactingBeside(url) {
   let stopped = false;
   const running = (async () => {
-    const { openStore } = await import('../../dist/platform/store/store.js');
+    const { openOwnerStore: openStore } = await import('./owner-store.mjs');
     const { compactCounts } = await import('../../dist/modules/counts/compaction.js');
     const store = await openStore({ databaseUrl: url, poolSize: 1 });
     try {

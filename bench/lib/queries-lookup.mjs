@@ -157,8 +157,8 @@ function planFigures(text) {
 }
 
 async function openStore(env) {
-  const { openStore: open } = await import('../../dist/platform/store/store.js');
-  return open(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize: 1 } : { dataDir: env.DATA_DIR });
+  const { openOwnerStore } = await import('./owner-store.mjs');
+  return openOwnerStore(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize: 1 } : { dataDir: env.DATA_DIR });
 }
 
 /** Warm-up (JIT, caches), unmeasured: lookups and pages of values that the store does not hold. */

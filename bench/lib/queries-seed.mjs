@@ -162,8 +162,8 @@ function seededByPrefixOf(storedMigrations, current) {
 }
 
 async function openStore(env) {
-  const { openStore: open } = await import('../../dist/platform/store/store.js');
-  return open(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize: 2 } : { dataDir: env.DATA_DIR });
+  const { openOwnerStore } = await import('./owner-store.mjs');
+  return openOwnerStore(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize: 2 } : { dataDir: env.DATA_DIR });
 }
 
 /** Starts the service once on an empty store so it migrates and bootstraps its admin, then seeds it. */

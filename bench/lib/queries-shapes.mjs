@@ -32,8 +32,8 @@ export function shapes(seed) {
 /** count(*) of each shape and the stats' plain numbers, with the store opened directly (before the service starts). */
 export async function plainCounts(env, tenantId, { list, day }) {
   const { sql } = await import('kysely');
-  const { openStore } = await import('../../dist/platform/store/store.js');
-  const store = await openStore(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize: 2 } : { dataDir: env.DATA_DIR });
+  const { openOwnerStore } = await import('./owner-store.mjs');
+  const store = await openOwnerStore(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, poolSize: 2 } : { dataDir: env.DATA_DIR });
   try {
     const timings = {};
     const count = async (where, name) => {
