@@ -28,6 +28,17 @@ export interface InteractionCountsTable extends CountedDimensions {
   appended: boolean;
 }
 
+/**
+ * A generation of interaction_counts summed over the dimensions a level leaves open ('' and -1 in
+ * them), written by triggers on interaction_counts (docs/interaction-counts.md, "Levels").
+ */
+export interface InteractionCountLevelsTable extends CountedDimensions {
+  granularity: Granularity;
+  bucket: Timestamp;
+  generation: string | number;
+  level: 'platform_risk' | 'source_direction' | 'source_risk';
+}
+
 /** What writes added (or removed: negative) per hour, until the compaction folds it. */
 export interface InteractionCountDeltasTable extends CountedDimensions {
   bucket: Timestamp;
@@ -61,6 +72,7 @@ export interface CountFoldsTable {
 
 export interface CountsTables {
   interaction_counts: InteractionCountsTable;
+  interaction_count_levels: InteractionCountLevelsTable;
   interaction_count_deltas: InteractionCountDeltasTable;
   alert_counts: AlertCountsTable;
   alert_count_deltas: AlertCountDeltasTable;

@@ -15,13 +15,15 @@ export const ALERT_COUNTS: CountFamily = { family: 'alerts', counts: 'alert_coun
  * The rows of the newest generation (visible to the statement) of each bucket of `granularity` in
  * [from, to) (null: unbounded), that also match `where` (on alias `c`). A loose index scan finds
  * the buckets: one probe per bucket, which lands on its newest generation first, so the rows of
- * older generations, live or dead, are never read (docs/interaction-counts.md).
+ * older generations, live or dead, are never read (docs/interaction-counts.md). `rowsFrom`
+ * reads that generation's rows from another table keyed the same way (its levels).
  */
 export function currentCounts(
   family: CountFamily, tenantId: string, granularity: Granularity, from: Date | null, to: Date | null,
-  where: RawBuilder<unknown> = sql`true`,
+  where: RawBuilder<unknown> = sql`true`, rowsFrom: 'interaction_count_levels' | undefined = undefined,
 ) {
   const table = sql.table(family.counts);
+  const rows = sql.table(rowsFrom ?? family.counts);
   const before = to === null ? sql`` : sql`and bucket < ${to}`;
   const after = from === null ? sql`` : sql`and bucket >= ${from}`;
   return sql`(with recursive heads (bucket, generation) as (
@@ -37,7 +39,7 @@ export function currentCounts(
     -- Each bucket's rows as one index range, per bucket: a join, or this subquery once the planner
     -- pulled it up (offset 0 keeps it from doing so), could hash the tenant's every generation.
     select c.* from heads cross join lateral (
-      select * from ${table} c where c.tenant_id = ${tenantId} and c.granularity = ${granularity}
+      select * from ${rows} c where c.tenant_id = ${tenantId} and c.granularity = ${granularity}
         and c.bucket = heads.bucket and c.generation = heads.generation and ${where} offset 0) c)`;
 }
 

@@ -22,8 +22,8 @@ export interface PlatformCounts {
 
 /**
  * Interactions and high-risk interactions per platform in the range, as list totals count them:
- * the whole hours from interaction_counts' detail rows of every interaction (type '') and the not
- * yet folded deltas, grouped by platform and risk bucket; the partial hours at the range's ends
+ * the whole hours from the counts of every interaction (type '') by platform and risk bucket (their
+ * `platform_risk` level) and the not yet folded deltas, grouped by platform and risk bucket; the partial hours at the range's ends
  * counted from their rows through interactions_time_idx. Its cost follows the buckets and the
  * dimension combinations in each, not the rows (docs/interaction-counts.md).
  */
@@ -34,7 +34,7 @@ export async function countByPlatform(db: Db, tenantId: string, range: DateRange
     where i.tenant_id = ${tenantId} and i.timestamp >= ${new Date(edge.start)} and i.timestamp <= ${new Date(edge.end)}
     group by 1, 2`);
   const pieces = [
-    ...(time.covered ? [sql`select platform_id, risk_bucket, count from (${bucketRows(tenantId, { classificationType: '' }, time, 'detail')}) b`] : []),
+    ...(time.covered ? [sql`select platform_id, risk_bucket, count from (${bucketRows(tenantId, { classificationType: '' }, time, 'platform_risk')}) b`] : []),
     ...edges,
   ];
   if (pieces.length === 0) return [];

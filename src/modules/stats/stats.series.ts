@@ -46,9 +46,9 @@ interface SeriesRow {
 
 /**
  * The interactions of [start, end] per UTC hour or day and platform, exactly, in one statement
- * (docs/interaction-counts.md): the whole hours from interaction_counts' detail rows of every
- * interaction (classification type '') at hour granularity, or day granularity for the whole
- * days, plus the not yet compacted deltas; the partial hours at the range's ends counted row by
+ * (docs/interaction-counts.md): the whole hours from the counts of every interaction
+ * (classification type '') by platform (their `platform_risk` level) at hour granularity, or day
+ * granularity for the whole days, plus the not yet compacted deltas; the partial hours at the range's ends counted row by
  * row, each piece within one bucket. The buckets' totals therefore add up to the list's total of
  * the same bounds.
  */
@@ -102,7 +102,7 @@ export function seriesQuery(db: Db, tenantId: string, interval: Interval, start:
     const to = time.covered.to!;
     for (const range of interval === 'hour' ? [{ granularity: 'hour' as const, from, to }] : daysThenHours(from, to)) {
       parts.push(sql`select c.bucket, c.platform_id, c.count from ${currentCounts(INTERACTION_COUNTS, tenantId, range.granularity,
-        new Date(range.from!), new Date(range.to!), sql`c.classification_type = '' and c.platform_id <> ''`)} as c`);
+        new Date(range.from!), new Date(range.to!), sql`c.classification_type = '' and c.level = 'platform_risk'`, 'interaction_count_levels')} as c`);
     }
     parts.push(sql`select d.bucket, d.platform_id, d.count from interaction_count_deltas d
       where ${unfolded(INTERACTION_COUNTS)} and d.tenant_id = ${tenantId}

@@ -4,7 +4,7 @@ import type { Deps } from '../../platform/deps.js';
 import type { RequestContext } from '../../kernel/context.js';
 import { openAlertsBySeverity } from '../counts/alert-sums.js';
 import { riskBucketOf, splitTime } from '../counts/buckets.js';
-import { bucketRows } from '../counts/sums.js';
+import { bucketRows, type CountDimensions, type CountLevel } from '../counts/sums.js';
 import { type DateRange, parseDateRange } from '../../kernel/dates.js';
 import type { Severity, Source } from '../../kernel/tables/interactions.js';
 import type { StatsFilters, StatsResponse } from './stats.schemas.js';
@@ -99,8 +99,9 @@ interface GroupRow {
 
 /**
  * Interactions in the range by classification type ('' = all), by platform, and by source and
- * risk bucket, in one statement: whole hours from the aggregates (types from their roll-ups, the
- * rest from the detail rows of '' only), the partial hours at the range's ends from their rows.
+ * risk bucket, in one statement: whole hours from the aggregates (types from their roll-ups,
+ * platforms and sources from the levels of '' that sum the other dimensions), the partial hours
+ * at the range's ends from their rows.
  */
 async function countInteractionGroups(db: Kysely<Database> | Transaction<Database>, tenantId: string, range: DateRange): Promise<GroupRow[]> {
   const time = splitTime(range.start, range.end);
@@ -111,24 +112,20 @@ async function countInteractionGroups(db: Kysely<Database> | Transaction<Databas
     where i.tenant_id = ${tenantId} and i.timestamp >= ${new Date(edge.start)} and i.timestamp <= ${new Date(edge.end)}`);
   const edgeRows = edges.length ? sql.join(edges, sql` union all `)
     : sql`select '' as classification_type, '' as platform_id, '' as source, 0::smallint as risk_bucket where false`;
-  const detail = time.covered ? sql`${bucketRows(tenantId, { classificationType: '' }, time, 'detail')} union all ` : sql``;
-  const rollup = time.covered ? sql`${bucketRows(tenantId, {}, time, 'rollup')} union all ` : sql``;
-  // Edges and detail rows are summed once by (platform, source, risk bucket) before the two
-  // groupings read them: a one-day range has ~8,000 detail rows and a few thousand edge rows.
+  const counted = (dims: CountDimensions, level: CountLevel) => (time.covered ? sql`${bucketRows(tenantId, dims, time, level)} union all ` : sql``);
+  const edgeOfEvery = sql`select classification_type, platform_id, source, '' as direction, risk_bucket, count from edge
+    where classification_type = ''`;
   const { rows } = await sql<GroupRow>`
     with edge as (
-      select classification_type, platform_id, source, risk_bucket, count(*) as count from (${edgeRows}) e group by 1, 2, 3, 4),
-    by_dimension as (
-      select platform_id, source, risk_bucket, sum(count) as count from (
-        ${detail} select classification_type, platform_id, source, '' as direction, risk_bucket, count from edge
-        where classification_type = '') d
-      group by 1, 2, 3),
-    by_type as (${rollup} select classification_type, platform_id, source, '' as direction, risk_bucket, count from edge)
-    select 'type' as kind, classification_type as key, null::smallint as risk_bucket, sum(count) as count
-      from by_type group by classification_type
+      select classification_type, platform_id, source, risk_bucket, count(*) as count from (${edgeRows}) e group by 1, 2, 3, 4)
+    select 'type' as kind, classification_type as key, null::smallint as risk_bucket, sum(count) as count from (
+      ${counted({}, 'rollup')} select classification_type, platform_id, source, '' as direction, risk_bucket, count from edge) t
+      group by classification_type
     union all
-    select 'platform', platform_id, null, sum(count) from by_dimension group by platform_id
+    select 'platform', platform_id, null, sum(count) from (${counted({ classificationType: '' }, 'platform_risk')} ${edgeOfEvery}) p
+      group by platform_id
     union all
-    select 'source', source, risk_bucket, sum(count) from by_dimension group by source, risk_bucket`.execute(db);
+    select 'source', source, risk_bucket, sum(count) from (${counted({ classificationType: '' }, 'source_risk')} ${edgeOfEvery}) s
+      group by source, risk_bucket`.execute(db);
   return rows;
 }
