@@ -28,9 +28,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     risk_bucket smallint not null,
     count bigint not null
   )`.execute(db);
-  await sql`create index interaction_count_levels_current_idx on interaction_count_levels
-    (tenant_id, granularity, bucket, generation, level, classification_type, platform_id, source, direction, risk_bucket)
-    include (count)`.execute(db);
 
   const visible = sql`(select ugs_scope_all()) or tenant_id = any ((select ugs_scope_tenants())::uuid[])`;
   await sql`alter table interaction_count_levels enable row level security`.execute(db);
@@ -72,4 +69,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create trigger interaction_count_levels_on_delete after delete on interaction_counts
     referencing old table as removed for each statement execute function interaction_count_levels_on_delete()`.execute(db);
   await sql`insert into interaction_count_levels (${columns}) ${levelsOf('interaction_counts')}`.execute(db);
+  // Built once over the filled table rather than maintained row by row by the fill.
+  await sql`create index interaction_count_levels_current_idx on interaction_count_levels
+    (tenant_id, granularity, bucket, generation, level, classification_type, platform_id, source, direction, risk_bucket)
+    include (count)`.execute(db);
 }
