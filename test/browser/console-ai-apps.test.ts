@@ -136,7 +136,8 @@ describe.skipIf(!chromiumFound).each(STORES)('console AI apps [%s]', (kind) => {
       const listed = await platforms();
       const filters = page.getByRole('search', { name: 'Filter AI apps' });
 
-      await filters.getByLabel('Search').fill('mistral');
+      // Typed key by key: none is lost while the URL follows.
+      await filters.getByLabel('Search').pressSequentially('mistral');
       await expect.poll(() => new URL(page.url()).searchParams.get('q'), PATIENT).toBe('mistral');
       // By name, vendor or id (a platform the catalog lacks has only its id).
       const byMistral = listed.filter((p) => [p.name, p.vendor, p.id].some((text) => text?.toLowerCase().includes('mistral')));
@@ -161,6 +162,10 @@ describe.skipIf(!chromiumFound).each(STORES)('console AI apps [%s]', (kind) => {
       await filters.getByLabel('Risk tier').selectOption('');
       await filters.getByLabel('Status').selectOption('blocked');
       await expect.poll(() => page.getByText('No AI app matches these filters.').isVisible(), PATIENT).toBe(true);
+      // Back returns to the previous filters, controls included.
+      await page.goBack();
+      await expect.poll(() => filters.getByLabel('Status').inputValue(), PATIENT).toBe('');
+      await expect.poll(async () => (await rowIds(appsTable(page))).length, PATIENT).toBeGreaterThan(0);
       expect(foreign()).toEqual([]);
       expect(unexpectedErrors(errors)).toEqual([]);
     } finally {
