@@ -4,6 +4,7 @@ import { isApiError } from './api/client.js';
 import { useSession } from './api/use-session.js';
 import { Layout } from './components/layout.js';
 import { AcceptInvitePage } from './pages/accept-invite.js';
+import { AiAppsPage } from './pages/ai-apps.js';
 import { AlertsPage } from './pages/alerts.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { AuditLogPage } from './pages/audit-log.js';
@@ -11,6 +12,7 @@ import { InteractionPage } from './pages/interaction.js';
 import { InteractionsPage } from './pages/interactions.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { OverviewPage } from './pages/overview.js';
+import { PeopleAtRiskPage } from './pages/people-at-risk.js';
 import { PoliciesPage } from './pages/policies.js';
 import { ProfilePage } from './pages/profile.js';
 import { SettingsPage } from './pages/settings.js';
@@ -41,6 +43,8 @@ export function App() {
             <Route index element={<OverviewPage />} />
             <Route path="interactions" element={<InteractionsPage />} />
             <Route path="interactions/:interactionId" element={<InteractionPage />} />
+            <Route path="ai-apps" element={<AiAppsPage />} />
+            <Route path="people-at-risk" element={<PeopleAtRiskPage />} />
             <Route path="alerts" element={<AlertsPage />} />
             <Route path="policies" element={<PoliciesPage />} />
             <Route path="team" element={<TeamPage />} />

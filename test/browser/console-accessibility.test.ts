@@ -5,7 +5,7 @@ import { openConsole, signIn, startConsoleService, unexpectedErrors } from '../h
 import type { Harness, TestTenant } from '../helpers/harness.js';
 import { createInteraction, createPolicy } from '../helpers/interactions-fixtures.js';
 
-const PAGES = ['/', '/interactions', '/alerts', '/policies', '/policies?new=1', '/team', '/webhooks', '/api-keys', '/audit-log', '/settings', '/profile'];
+const PAGES = ['/', '/interactions', '/ai-apps', '/people-at-risk', '/alerts', '/policies', '/policies?new=1', '/team', '/webhooks', '/api-keys', '/audit-log', '/settings', '/profile'];
 
 /** Controls without an accessible name, and buttons or links a screen reader would announce empty. */
 const UNLABELLED = `[...document.querySelectorAll('input:not([type=hidden]), select, textarea, button, a[href]')]
@@ -82,6 +82,11 @@ describe.skipIf(!chromiumFound)('console accessibility', () => {
       await page.getByRole('button', { name: 'Seen elsewhere' }).click();
       await page.getByRole('dialog', { name: 'Seen elsewhere' }).getByRole('link').waitFor();
       expect(await page.evaluate<string[]>(UNLABELLED), 'Seen elsewhere').toEqual([]);
+      // The dialog of a platform's status, open.
+      await page.goto(`${base}/ai-apps`);
+      await page.getByRole('button', { name: 'Change status of ChatGPT' }).click();
+      await page.getByRole('dialog', { name: 'Change status' }).getByRole('button', { name: 'Save status' }).waitFor();
+      expect(await page.evaluate<string[]>(UNLABELLED), 'Change status').toEqual([]);
       expect(foreign()).toEqual([]);
       expect(unexpectedErrors(errors)).toEqual([]);
     } finally {

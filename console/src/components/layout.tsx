@@ -9,6 +9,8 @@ import { useSession } from '../api/use-session.js';
 const NAV: { to: string; label: string; adminOnly?: boolean }[] = [
   { to: '/', label: 'Overview' },
   { to: '/interactions', label: 'Interactions' },
+  { to: '/ai-apps', label: 'AI apps' },
+  { to: '/people-at-risk', label: 'People at risk' },
   { to: '/alerts', label: 'Alerts' },
   { to: '/policies', label: 'Policies' },
   { to: '/team', label: 'Team' },

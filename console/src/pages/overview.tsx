@@ -3,16 +3,11 @@ import { Link, useSearchParams } from 'react-router';
 import { api } from '../api/client.js';
 import { DateRange } from '../components/date-range.js';
 import { PageHeader, QueryState } from '../components/ui.js';
+import { defaultStart } from '../lib/period.js';
 import { OverviewCharts } from './overview/overview-charts.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 type Interval = 'hour' | 'day';
-
-/** The last 30 days by default, from the start of the local day 29 days ago. */
-function defaultStart(): string {
-  const day = new Date(Date.now() - 29 * DAY_MS);
-  return new Date(day.getFullYear(), day.getMonth(), day.getDate()).toISOString();
-}
 
 /** Hours for a range of up to 3 days, days beyond. */
 function intervalFor(start: string, end: string | undefined): Interval {
@@ -22,7 +17,7 @@ function intervalFor(start: string, end: string | undefined): Interval {
 
 export function OverviewPage() {
   const [params, setParams] = useSearchParams();
-  const start = params.get('start_date') ?? defaultStart();
+  const start = params.get('start_date') ?? defaultStart(30);
   const end = params.get('end_date') ?? undefined;
   const interval = (params.get('interval') as Interval | null) ?? intervalFor(start, end);
   const range = { start, ...(end ? { end } : {}) };
