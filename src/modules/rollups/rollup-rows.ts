@@ -17,7 +17,8 @@ export function withinAny(column: string, intervals: readonly LiveInterval[]): R
 /**
  * Per user of the interactions within the intervals, what people at risk and usage count, as the
  * ranking always has: interactions of `risk_score >= 0.7`; interactions with an alert (raised
- * within the intervals too); distinct classification types; distinct platforms. Columns:
+ * within the intervals too); distinct classification types (by primary key from the interactions:
+ * the types table has no index on its timestamp alone); distinct platforms. Columns:
  * user_id, high_risk, violations, types, platforms.
  */
 export function figuresFromRows(tenantId: string, intervals: readonly LiveInterval[]): RawBuilder<unknown> {
@@ -35,9 +36,10 @@ export function figuresFromRows(tenantId: string, intervals: readonly LiveInterv
         and i.user_id is not null
       group by i.user_id),
     sensitive as (
-      select i.user_id, array_agg(distinct c.classification_type) as types from interaction_classification_types c
-      join interactions i on i.tenant_id = c.tenant_id and i.id = c.interaction_id
-      where c.tenant_id = ${tenantId} and ${withinAny('c.timestamp', intervals)} and i.user_id is not null
+      select i.user_id, array_agg(distinct c.classification_type) as types from interactions i
+      join interaction_classification_types c on c.tenant_id = i.tenant_id and c.interaction_id = i.id
+      where i.tenant_id = ${tenantId} and ${withinAny('i.timestamp', intervals)} and i.user_id is not null
+        and ${withinAny('c.timestamp', intervals)}
       group by i.user_id)
     select p.user_id, p.high_risk, coalesce(v.n, 0) as violations, coalesce(s.types, '{}') as types, p.platforms
     from people p left join violations v using (user_id) left join sensitive s using (user_id)`;
