@@ -7,6 +7,7 @@ import { RetentionWorker } from './modules/delivery/history-purge.js';
 import { CountsCompactionWorker } from './modules/counts/compaction.js';
 import { DataRetentionWorker } from './modules/retention/data-retention.js';
 import { LegacySealingWorker } from './modules/data-protection/legacy-sealing.js';
+import { UsageRollupWorker } from './modules/rollups/usage-rollups.job.js';
 import { StoreUpkeepWorker } from './platform/store/upkeep.js';
 
 /** Something that runs beside the API until stopped. */
@@ -22,6 +23,8 @@ export interface WorkerOptions {
   retentionIntervalMs?: number;
   /** How often tenants' interaction and audit retention is applied (ms). */
   dataRetentionIntervalMs?: number;
+  /** How often closed days are rolled up for platform usage and people at risk (ms). */
+  rollupIntervalMs?: number;
   /** How often the tables' statistics and dead rows are checked (ms). */
   upkeepIntervalMs?: number;
 }
@@ -38,6 +41,7 @@ export function createWorkers(deps: Deps, logger: Logger, options: WorkerOptions
     new CountsCompactionWorker(deps, logger.child({ worker: 'counts' }), options.pollIntervalMs),
     new DataRetentionWorker(deps, logger.child({ worker: 'data-retention' }), options.dataRetentionIntervalMs),
     new LegacySealingWorker(deps, logger.child({ worker: 'sealing' })),
+    new UsageRollupWorker(deps, logger.child({ worker: 'usage-rollups' }), options.rollupIntervalMs),
     new StoreUpkeepWorker(deps.store, logger.child({ worker: 'upkeep' }), options.upkeepIntervalMs),
   ];
 }

@@ -8,6 +8,8 @@ export const LOCK_IDS = {
   webhookSubscriptions: 7768,
   /** (class, n): one compaction of the counts at a time; n is COUNTS_COMPACTION_KEYS. */
   countsCompaction: 7769,
+  /** (class, hashtext(tenant)): one transaction at a time writes a tenant's usage roll-ups (usage-rollups.job.ts). */
+  usageRollups: 7773,
   /** Single key, held by each migration's transaction: a migration is applied once, whoever holds the lease. */
   migrations: 7772,
 } as const;
@@ -19,6 +21,8 @@ export const LOCK_IDS = {
 export const LEASES = {
   /** Key: the tenant's id. One replica at a time applies a tenant's retention. */
   tenantRetention: 'retention',
+  /** Key: the tenant's id. One replica at a time rolls up a tenant's closed days. */
+  usageRollups: 'usage-rollups',
   /** One replica at a time analyzes and vacuums the tables. */
   storeUpkeep: 'upkeep',
   /** One process at a time creates the first tenant and admin. */

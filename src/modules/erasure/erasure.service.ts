@@ -7,6 +7,7 @@ import { deleteInBatches } from '../../kernel/batches.js';
 import { writeAudit } from '../audit/audit.writer.js';
 import { deleteInteractionsBatch } from '../interactions/interactions.purge.js';
 import { forgetSightingsUser } from '../platforms/platforms.sightings.js';
+import { forgetRollupUser } from '../rollups/usage-rollups.job.js';
 
 /** Interactions deleted per statement: one short transaction each, whatever the person's volume. */
 const ERASURE_BATCH = 1000;
@@ -37,6 +38,7 @@ export async function eraseUserInteractions(deps: Deps, ctx: RequestContext, use
     return deleted.interactions;
   }, ERASURE_BATCH, 0);
   await forgetSightingsUser(db, ctx.tenantId, userId);
+  await forgetRollupUser(db, ctx.tenantId, userId);
   const completedAt = deps.clock.now();
   const receipt: ErasureReceipt = {
     erasure_id: uuidv7(completedAt.getTime()),

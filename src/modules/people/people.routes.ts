@@ -15,8 +15,8 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
       summary: 'Rank people by risk',
       description: 'The `user_id`s of the period\'s interactions (members or not) with a score above zero, highest first: '
         + '`score = high_risk + 2 x violations + 5 x sensitive_types + 10 x unsanctioned_platforms`, with each figure. '
-        + '`start_date`, `end_date`: inclusive, optional (none: the whole history). A period of more than 1,000,000 '
-        + 'interactions is a 400: narrow it. Paginated like every list.',
+        + '`start_date`, `end_date`: inclusive, optional (none: the whole history); any length (closed days are read '
+        + 'from daily roll-ups). Paginated like every list.',
       querystring: PeopleRiskQuery,
       response: { 200: ref(PeopleRiskListSchema) },
     },

@@ -1,27 +1,19 @@
 import type { Deps } from '../../platform/deps.js';
 import type { RequestContext } from '../../kernel/context.js';
-import { AppError } from '../../kernel/errors.js';
 import { parseDateRange } from '../../kernel/dates.js';
 import { KeysetPage } from '../../kernel/paging/cursor.js';
 import type { PageInfo, PageRequest } from '../../kernel/paging/pagination.js';
-import { countByPlatform } from '../platforms/platforms.usage.js';
 import { platformStatusesOf } from '../platforms/platforms.statuses.js';
 import { PEOPLE_ORDER, rankedPeople } from './people.repo.js';
 import type { PeopleRiskFilters, PeopleRiskList, PersonRisk } from './people.schemas.js';
 
 /**
- * Most interactions a period may hold: the ranking reads the period's high-risk, alerted and
- * classified interactions, a share of these (docs/platforms.md, "People at risk").
- */
-export const PEOPLE_RISK_MAX_INTERACTIONS = 1_000_000;
-
-/**
- * The people ranked by their risk score over the period, a page of them. The period's count of
- * interactions (exact, from the aggregates) bounds the work first; then one statement ranks, in
- * one snapshot with that count.
+ * The people ranked by their risk score over the period, a page of them, from the roll-ups of its
+ * closed days and the rows of the rest, in one snapshot (people.repo.ts). Unsanctioned platforms
+ * are those whose status is not `sanctioned` now.
  */
 export async function peopleAtRisk(
-  deps: Deps, ctx: RequestContext, filters: PeopleRiskFilters, request: PageRequest, maxInteractions = PEOPLE_RISK_MAX_INTERACTIONS,
+  deps: Deps, ctx: RequestContext, filters: PeopleRiskFilters, request: PageRequest,
 ): Promise<{ body: PeopleRiskList; page: PageInfo }> {
   const range = parseDateRange(filters);
   const page = KeysetPage.open(request, PEOPLE_ORDER, {
@@ -29,17 +21,8 @@ export async function peopleAtRisk(
   });
   const db = await deps.store.reader();
   const rows = await db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
-    const platforms = await countByPlatform(tx, ctx.tenantId, range);
-    const interactions = platforms.reduce((sum, row) => sum + row.interactions, 0);
-    if (interactions > maxInteractions) {
-      throw new AppError('validation_error', 'Invalid request: the period holds too many interactions to rank people', {
-        details: [{ path: 'query.start_date', message: `the period holds ${interactions} interactions; at most `
-          + `${maxInteractions}: narrow it with start_date and end_date` }],
-      });
-    }
     const statuses = (await platformStatusesOf(tx, [ctx.tenantId])).get(ctx.tenantId)!;
-    const unsanctioned = platforms.map((row) => row.platform_id).filter((id) => statuses.get(id) !== 'sanctioned');
-    return rankedPeople(tx, ctx.tenantId, range, unsanctioned, page).execute();
+    return rankedPeople(tx, ctx.tenantId, range, (id) => statuses.get(id) !== 'sanctioned', page);
   });
   const closed = page.close(rows);
   let total = rows.length > 0 ? Number(rows[0]!.total) : 0;

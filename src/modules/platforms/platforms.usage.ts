@@ -4,6 +4,7 @@ import type { DateRange } from '../../kernel/dates.js';
 import { riskBucketOf, splitTime } from '../counts/buckets.js';
 import { bucketRows } from '../counts/sums.js';
 import { TOP_USERS_RISK } from '../stats/stats.top-users.js';
+import { periodFigures } from '../rollups/rollup-read.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -56,14 +57,12 @@ export interface PlatformReach {
 }
 
 /**
- * First and last interaction and distinct users of each platform in the range, in one statement
- * that reads index entries, never the period's rows. Plan, per platform:
+ * First and last interaction and distinct users of each platform in the range:
  * - `first_seen`, `last_seen`: one probe each of interactions_platform_idx (tenant_id, platform_id,
  *   timestamp, …) from either end of the range (`Limit -> Index Only Scan`, a min/max);
- * - `users`: a loose index scan of interactions_platform_user_idx (tenant_id, platform_id, user_id,
- *   timestamp): a recursive CTE that seeks to the next user_id after the last one, and for each user
- *   one more probe on (user_id, timestamp within the range). Two probes per user who ever used the
- *   platform, whatever the number of interactions (when the range is unbounded, one).
+ * - `users`: the union of the users' bitmaps of the clean roll-ups covering the range's whole
+ *   days and the users of the rest of it (open, partial and dirty days) from its rows
+ *   (rollups/rollup-read.ts). Run it in the same repeatable-read transaction as the counts.
  */
 export async function reachByPlatform(db: Db, tenantId: string, platformIds: readonly string[], range: DateRange): Promise<PlatformReach[]> {
   if (platformIds.length === 0) return [];
@@ -72,28 +71,16 @@ export async function reachByPlatform(db: Db, tenantId: string, platformIds: rea
     ...(range.start ? [sql`${sql.ref(`${alias}.timestamp`)} >= ${range.start}`] : []),
     ...(range.end ? [sql`${sql.ref(`${alias}.timestamp`)} <= ${range.end}`] : []),
   ], sql` and `);
-  const bounded = range.start !== undefined || range.end !== undefined;
-  const { rows } = await sql<{ platform_id: string; users: string | number; first_seen: Date; last_seen: Date }>`
+  const { rows } = await sql<{ platform_id: string; first_seen: Date; last_seen: Date }>`
     select p.platform_id,
       (select min(f.timestamp) from interactions f
        where f.tenant_id = ${tenantId} and f.platform_id = p.platform_id and ${within('f')}) as first_seen,
       (select max(l.timestamp) from interactions l
-       where l.tenant_id = ${tenantId} and l.platform_id = p.platform_id and ${within('l')}) as last_seen,
-      (with recursive walk(user_id) as (
-         (select w.user_id from interactions w
-          where w.tenant_id = ${tenantId} and w.platform_id = p.platform_id and w.user_id is not null
-          order by w.user_id limit 1)
-         union all
-         select (select n.user_id from interactions n
-                 where n.tenant_id = ${tenantId} and n.platform_id = p.platform_id and n.user_id is not null and n.user_id > walk.user_id
-                 order by n.user_id limit 1)
-         from walk where walk.user_id is not null)
-       select count(*) from walk
-       where walk.user_id is not null ${bounded ? sql`and exists (select 1 from interactions e
-         where e.tenant_id = ${tenantId} and e.platform_id = p.platform_id and e.user_id = walk.user_id and ${within('e')})` : sql``}
-      ) as users
+       where l.tenant_id = ${tenantId} and l.platform_id = p.platform_id and ${within('l')}) as last_seen
     from unnest(${platformIds}::text[]) as p(platform_id)`.execute(db);
+  const figures = await periodFigures(db, tenantId, range, 'platforms');
   return rows.map((row) => ({
-    platform_id: row.platform_id, users: Number(row.users), first_seen: new Date(row.first_seen), last_seen: new Date(row.last_seen),
+    platform_id: row.platform_id, users: figures.usersOf(row.platform_id),
+    first_seen: new Date(row.first_seen), last_seen: new Date(row.last_seen),
   }));
 }

@@ -24,6 +24,7 @@ import * as m0022 from './0022_platform_statuses.js';
 import * as m0023 from './0023_platform_sightings.js';
 import * as m0024 from './0024_platform_users_index.js';
 import * as m0025 from './0025_interaction_count_levels.js';
+import * as m0026 from './0026_usage_rollups.js';
 
 /**
  * A migration: `up` runs in a transaction of its own, unless it exports `transactional = false`
@@ -63,4 +64,5 @@ export const migrations: Record<string, ServiceMigration> = {
   '0023_platform_sightings': m0023,
   '0024_platform_users_index': m0024,
   '0025_interaction_count_levels': m0025,
+  '0026_usage_rollups': m0026,
 };

@@ -1,0 +1,84 @@
+import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Database } from '../../kernel/tables/database.js';
+import type { DateRange } from '../../kernel/dates.js';
+import { type Block, type LiveInterval, type RollupPlan, planPeriod, wholeDays } from './rollup-plan.js';
+import { figuresFromRows, withinAny } from './rollup-rows.js';
+import { UsageFigures } from './usage-figures.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * Reads a period's users figures from the roll-ups and the rows (docs/platforms.md, "Roll-ups").
+ * Run in one repeatable-read transaction: the roll-ups, the dirty marks and the rows are then one
+ * snapshot, in which every day is either in a clean roll-up or counted from its rows, never both.
+ */
+export async function planOf(db: Db, tenantId: string, range: DateRange): Promise<RollupPlan> {
+  const { first, last } = wholeDays(range);
+  const bounds = (column: string) => sql.join([
+    sql`true`,
+    ...(first !== null ? [sql`${sql.ref(column)} >= date '1970-01-01' + ${first}::int`] : []),
+    ...(last !== null ? [sql`${sql.ref(column)} <= date '1970-01-01' + ${last}::int`] : []),
+  ], sql` and `);
+  const { rows } = await sql<{ level: number; start: number }>`
+    select level, start_day - date '1970-01-01' as start from usage_rollups where tenant_id = ${tenantId} and ${bounds('start_day')}
+    union all
+    select -1, day - date '1970-01-01' from usage_rollup_dirty_days where tenant_id = ${tenantId} and ${bounds('day')}`.execute(db);
+  const blocks: Block[] = rows.filter((row) => row.level >= 0);
+  const dirty = rows.filter((row) => row.level < 0).map((row) => row.start);
+  return planPeriod(range, blocks, dirty);
+}
+
+/** Adds the blocks' roll-ups to `figures`: the platforms' users only, or everything people at risk needs. */
+export async function addRollups(db: Db, tenantId: string, blocks: readonly Block[], figures: UsageFigures, what: 'platforms' | 'people') {
+  if (blocks.length === 0) return;
+  const base64s = (column: string) => sql`array(select encode(b, 'base64') from unnest(${sql.ref(column)}) with ordinality as u(b, o) order by o)`;
+  const { rows } = await sql<{ high_risk: string | null; violations: string | null; platforms: string[]; platform_users: string[]; types: string[] | null; type_users: string[] | null }>`
+    select r.platforms, ${base64s('r.platform_users')} as platform_users,
+      ${what === 'people' ? sql`encode(r.high_risk, 'base64') as high_risk, encode(r.violations, 'base64') as violations,
+        r.types, ${base64s('r.type_users')} as type_users` : sql`null as high_risk, null as violations, null as types, null as type_users`}
+    from unnest(${blocks.map((block) => block.level)}::int[], ${blocks.map((block) => block.start)}::int[]) as b(level, start)
+    join usage_rollups r on r.tenant_id = ${tenantId} and r.level = b.level and r.start_day = date '1970-01-01' + b.start`.execute(db);
+  for (const row of rows) {
+    figures.addEncoded({
+      ...(row.high_risk !== null ? { high_risk: decode(row.high_risk), violations: decode(row.violations!) } : {}),
+      platforms: row.platforms, platform_users: row.platform_users.map(decode),
+      ...(row.types ? { types: row.types, type_users: row.type_users!.map(decode) } : {}),
+    });
+  }
+}
+
+/** Adds each platform's users within the intervals, from the rows (interactions_time_idx). */
+export async function addPlatformUsersFromRows(db: Db, tenantId: string, live: readonly LiveInterval[], figures: UsageFigures) {
+  if (live.length === 0) return;
+  const { rows } = await sql<{ platform_id: string; user_id: string; n: number | null }>`
+    select p.platform_id, p.user_id, u.n from (
+      select distinct i.platform_id, i.user_id from interactions i
+      where i.tenant_id = ${tenantId} and i.user_id is not null and ${withinAny('i.timestamp', live)}) p
+    left join usage_rollup_users u on u.tenant_id = ${tenantId} and u.user_id = p.user_id`.execute(db);
+  for (const row of rows) {
+    figures.addRow({ n: row.n, user_id: row.user_id, high_risk: 0, violations: 0, types: [], platforms: [row.platform_id] });
+  }
+}
+
+/** Adds every figure of people at risk within the intervals, from the rows. */
+export async function addPeopleFromRows(db: Db, tenantId: string, live: readonly LiveInterval[], figures: UsageFigures) {
+  if (live.length === 0) return;
+  const { rows } = await sql<{ user_id: string; n: number | null; high_risk: string | number; violations: string | number; types: string[]; platforms: string[] }>`
+    select f.*, u.n from (${figuresFromRows(tenantId, live)}) f
+    left join usage_rollup_users u on u.tenant_id = ${tenantId} and u.user_id = f.user_id`.execute(db);
+  for (const row of rows) {
+    figures.addRow({ ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) });
+  }
+}
+
+/** The period's figures: its clean roll-ups and the rows of the rest. */
+export async function periodFigures(db: Db, tenantId: string, range: DateRange, what: 'platforms' | 'people'): Promise<UsageFigures> {
+  const plan = await planOf(db, tenantId, range);
+  const figures = new UsageFigures();
+  await addRollups(db, tenantId, plan.blocks, figures, what);
+  if (what === 'people') await addPeopleFromRows(db, tenantId, plan.live, figures);
+  else await addPlatformUsersFromRows(db, tenantId, plan.live, figures);
+  return figures;
+}
+
+const decode = (base64: string): Uint8Array => Buffer.from(base64, 'base64');

@@ -1,0 +1,181 @@
+/**
+ * What a roll-up holds, and how roll-ups and rows combine (docs/platforms.md, "Roll-ups"). Users
+ * are the tenant's dense numbers (usage_rollup_users): a set of users is a bitmap (bit n of byte
+ * n >> 3, lowest bit first), per-user counts are uint32 little-endian indexed by n.
+ */
+
+/** The stored form of one roll-up row (a day, or a block of days). */
+export interface EncodedFigures {
+  high_risk: Uint8Array;
+  violations: Uint8Array;
+  platforms: string[];
+  platform_users: Uint8Array[];
+  types: string[];
+  type_users: Uint8Array[];
+}
+
+/** One user's figures as the rows give them: `n` their number, or null with `user_id` when they have none yet. */
+export interface RowFigures {
+  n: number | null;
+  user_id: string;
+  high_risk: number;
+  violations: number;
+  types: readonly string[];
+  platforms: readonly string[];
+}
+
+/** Figures of users without a number: they appear in no roll-up, so they never meet a numbered user's. */
+interface Unnumbered {
+  high_risk: number;
+  violations: number;
+  types: Set<string>;
+  platforms: Set<string>;
+}
+
+/** Sums and unions of roll-ups and rows over a period. */
+export class UsageFigures {
+  private highRisk: Uint32Array = new Uint32Array(0);
+  private violations: Uint32Array = new Uint32Array(0);
+  readonly platformUsers = new Map<string, Uint8Array>();
+  readonly typeUsers = new Map<string, Uint8Array>();
+  readonly unnumbered = new Map<string, Unnumbered>();
+
+  addEncoded(row: Partial<EncodedFigures>): void {
+    if (row.high_risk) this.highRisk = addCounts(this.highRisk, row.high_risk);
+    if (row.violations) this.violations = addCounts(this.violations, row.violations);
+    row.platforms?.forEach((id, i) => orInto(this.platformUsers, id, row.platform_users![i]!));
+    row.types?.forEach((type, i) => orInto(this.typeUsers, type, row.type_users![i]!));
+  }
+
+  addRow(row: RowFigures): void {
+    if (row.n === null) {
+      const own = this.unnumbered.get(row.user_id)
+        ?? { high_risk: 0, violations: 0, types: new Set<string>(), platforms: new Set<string>() };
+      own.high_risk += row.high_risk;
+      own.violations += row.violations;
+      for (const type of row.types) own.types.add(type);
+      for (const id of row.platforms) own.platforms.add(id);
+      this.unnumbered.set(row.user_id, own);
+      return;
+    }
+    const n = row.n;
+    if (row.high_risk) this.highRisk = addAt(this.highRisk, n, row.high_risk);
+    if (row.violations) this.violations = addAt(this.violations, n, row.violations);
+    for (const type of row.types) orInto(this.typeUsers, type, bitOf(n));
+    for (const id of row.platforms) orInto(this.platformUsers, id, bitOf(n));
+  }
+
+  /** Distinct users of the platform: its bitmap's bits and its unnumbered users. */
+  usersOf(platformId: string): number {
+    let users = popcount(this.platformUsers.get(platformId));
+    for (const own of this.unnumbered.values()) if (own.platforms.has(platformId)) users += 1;
+    return users;
+  }
+
+  /** Per numbered user, the four figures of people at risk; `counted(platform)` says which platforms count. */
+  perUser(counted: (platformId: string) => boolean): { numbered: PersonFigures[]; unnumbered: Array<PersonFigures & { user_id: string }> } {
+    const size = Math.max(this.highRisk.length, this.violations.length,
+      ...[...this.typeUsers.values(), ...this.platformUsers.values()].map((bits) => bits.length * 8));
+    const types = new Uint32Array(size);
+    const platforms = new Uint32Array(size);
+    for (const bits of this.typeUsers.values()) forEachBit(bits, (n) => { types[n]! += 1; });
+    for (const [id, bits] of this.platformUsers) if (counted(id)) forEachBit(bits, (n) => { platforms[n]! += 1; });
+    const numbered: PersonFigures[] = [];
+    for (let n = 0; n < size; n++) {
+      const person = {
+        n, high_risk: this.highRisk[n] ?? 0, violations: this.violations[n] ?? 0,
+        sensitive_types: types[n]!, unsanctioned_platforms: platforms[n]!,
+      };
+      if (person.high_risk || person.violations || person.sensitive_types || person.unsanctioned_platforms) numbered.push(person);
+    }
+    const unnumbered = [...this.unnumbered].map(([user_id, own]) => ({
+      n: -1, user_id, high_risk: own.high_risk, violations: own.violations, sensitive_types: own.types.size,
+      unsanctioned_platforms: [...own.platforms].filter(counted).length,
+    })).filter((person) => person.high_risk || person.violations || person.sensitive_types || person.unsanctioned_platforms);
+    return { numbered, unnumbered };
+  }
+
+  encode(): EncodedFigures {
+    return {
+      high_risk: countsBytes(this.highRisk),
+      violations: countsBytes(this.violations),
+      platforms: [...this.platformUsers.keys()],
+      platform_users: [...this.platformUsers.values()],
+      types: [...this.typeUsers.keys()],
+      type_users: [...this.typeUsers.values()],
+    };
+  }
+}
+
+export interface PersonFigures {
+  n: number;
+  high_risk: number;
+  violations: number;
+  sensitive_types: number;
+  unsanctioned_platforms: number;
+}
+
+/** Adds stored uint32 little-endian counts to `into`, grown as needed. */
+function addCounts(into: Uint32Array, bytes: Uint8Array): Uint32Array {
+  const length = bytes.byteLength >> 2;
+  const sums = into.length >= length ? into : grow(into, length);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let n = 0; n < length; n++) sums[n]! += view.getUint32(n * 4, true);
+  return sums;
+}
+
+/** Counts as stored: uint32 little-endian, whatever the machine. */
+function countsBytes(counts: Uint32Array): Uint8Array {
+  const bytes = new Uint8Array(counts.length * 4);
+  const view = new DataView(bytes.buffer);
+  counts.forEach((count, n) => view.setUint32(n * 4, count, true));
+  return bytes;
+}
+
+function addAt(into: Uint32Array, n: number, value: number): Uint32Array {
+  const sums = into.length > n ? into : grow(into, Math.max(n + 1, into.length * 2));
+  sums[n]! += value;
+  return sums;
+}
+
+function grow(array: Uint32Array, length: number): Uint32Array {
+  const grown = new Uint32Array(length);
+  grown.set(array);
+  return grown;
+}
+
+function bitOf(n: number): Uint8Array {
+  const bits = new Uint8Array((n >> 3) + 1);
+  bits[n >> 3] = 1 << (n & 7);
+  return bits;
+}
+
+function orInto(map: Map<string, Uint8Array>, key: string, bits: Uint8Array): void {
+  const current = map.get(key);
+  if (!current) {
+    map.set(key, Uint8Array.from(bits));
+    return;
+  }
+  const result = current.length >= bits.length ? current : Uint8Array.from({ length: bits.length }, (_, i) => current[i] ?? 0);
+  for (let i = 0; i < bits.length; i++) result[i]! |= bits[i]!;
+  if (result !== current) map.set(key, result);
+}
+
+const BITS_IN = Uint8Array.from({ length: 256 }, (_, byte) => {
+  let bits = 0;
+  for (let b = byte; b; b >>= 1) bits += b & 1;
+  return bits;
+});
+
+function popcount(bits: Uint8Array | undefined): number {
+  let count = 0;
+  if (bits) for (const byte of bits) count += BITS_IN[byte]!;
+  return count;
+}
+
+function forEachBit(bits: Uint8Array, visit: (n: number) => void): void {
+  for (let i = 0; i < bits.length; i++) {
+    const byte = bits[i]!;
+    if (byte) for (let b = 0; b < 8; b++) if (byte & (1 << b)) visit(i * 8 + b);
+  }
+}

@@ -1,0 +1,193 @@
+import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../../kernel/tables/database.js';
+import type { Deps } from '../../platform/deps.js';
+import { LEASES, LOCK_IDS } from '../../kernel/lock-ids.js';
+import { Poller } from '../../platform/poller.js';
+import { withLease } from '../../platform/store/leases.js';
+import { logFailure } from '../../platform/store/store-outages.js';
+import { inFixedScope } from '../../platform/store/scoped-connections.js';
+import { ALL_TENANTS, inTenants } from '../../platform/store/tenant-scope.js';
+import { DAY_MS, MAX_LEVEL } from './rollup-plan.js';
+import { figuresFromRows } from './rollup-rows.js';
+import { type EncodedFigures, UsageFigures } from './usage-figures.js';
+
+/**
+ * A UTC day is rolled up once it has ended and this much more has passed: the service stamps
+ * interactions with its own clock at ingest, so after it no row can arrive in that day, even
+ * from a replica whose clock lags or a group commit still in flight.
+ */
+export const ROLLUP_MARGIN_MS = 10 * 60_000;
+
+type Tx = Transaction<Database>;
+
+export interface RollupRun {
+  days: number;
+  blocks: number;
+}
+
+/**
+ * Rolls up every tenant's closed days not rolled up yet or marked dirty since, then the blocks
+ * of days above them, one tenant at a time under its lease (another replica's tenant is skipped).
+ * Each day and each block is one transaction under the tenant's advisory lock, so two workers
+ * never interleave their writes: running it twice, or on two replicas, changes nothing more.
+ */
+export async function rollUpUsage(db: Kysely<Database>, now: Date, tenantIds?: readonly string[]): Promise<RollupRun> {
+  const ids = tenantIds ?? (await inFixedScope(db, ALL_TENANTS).selectFrom('tenants').select('id').orderBy('id').execute())
+    .map((row) => row.id);
+  const run: RollupRun = { days: 0, blocks: 0 };
+  for (const tenantId of ids) {
+    const done = await inTenants([tenantId], () =>
+      withLease(db, LEASES.usageRollups, () => rollUpTenant(db, tenantId, now), { key: tenantId }));
+    if (done) {
+      run.days += done.days;
+      run.blocks += done.blocks;
+    }
+  }
+  return run;
+}
+
+/** The last day closed at `now` (days numbered from 1970-01-01). */
+export const lastClosedDay = (now: Date) => Math.floor((now.getTime() - ROLLUP_MARGIN_MS) / DAY_MS) - 1;
+
+async function rollUpTenant(db: Kysely<Database>, tenantId: string, now: Date): Promise<RollupRun> {
+  const last = lastClosedDay(now);
+  const { rows } = await sql<{ day: number }>`
+    with first as (
+      select (min(timestamp) at time zone 'UTC')::date - date '1970-01-01' as day from interactions where tenant_id = ${tenantId})
+    select d.day from first cross join generate_series(first.day, ${last}::int) as d(day)
+    where not exists (select 1 from usage_rollups r
+      where r.tenant_id = ${tenantId} and r.level = 0 and r.start_day = date '1970-01-01' + d.day)
+    union
+    select day - date '1970-01-01' from usage_rollup_dirty_days where tenant_id = ${tenantId} and day <= date '1970-01-01' + ${last}::int
+    order by 1`.execute(db);
+  for (const { day } of rows) await rollUpDay(db, tenantId, day, now);
+  let blocks = 0;
+  for (let level = 1; level <= MAX_LEVEL; level++) {
+    const size = 2 ** level;
+    const { rows: due } = await sql<{ start: number }>`
+      select c.start_day - date '1970-01-01' as start from usage_rollups c
+      where c.tenant_id = ${tenantId} and c.level = ${level - 1} and (c.start_day - date '1970-01-01') % ${size}::int = 0
+        and exists (select 1 from usage_rollups d
+          where d.tenant_id = ${tenantId} and d.level = ${level - 1} and d.start_day = c.start_day + ${size / 2}::int)
+        and not exists (select 1 from usage_rollups p where p.tenant_id = ${tenantId} and p.level = ${level} and p.start_day = c.start_day)
+        and not exists (select 1 from usage_rollup_dirty_days x
+          where x.tenant_id = ${tenantId} and x.day >= c.start_day and x.day < c.start_day + ${size}::int)
+      order by 1`.execute(db);
+    for (const { start } of due) blocks += await rollUpBlock(db, tenantId, level, start, now);
+  }
+  return { days: rows.length, blocks };
+}
+
+/** One transaction holding the tenant's lock: roll-up writers of a tenant take turns. */
+async function underTenantLock<T>(db: Kysely<Database>, tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(${LOCK_IDS.usageRollups}, hashtext(${tenantId}::text))`.execute(tx);
+    return work(tx);
+  });
+}
+
+/**
+ * Rolls up one day from its rows, numbering its new users, and drops the blocks holding it (built
+ * from its previous roll-up). Its dirty mark is cleared only if no change marked it again since it
+ * was read, before the rows: a delete that commits meanwhile leaves the day dirty.
+ */
+async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, now: Date): Promise<void> {
+  await underTenantLock(db, tenantId, async (tx) => {
+    const { rows: [mark] } = await sql<{ marks: string }>`
+      select marks from usage_rollup_dirty_days where tenant_id = ${tenantId} and day = date '1970-01-01' + ${day}::int`.execute(tx);
+    const { rows } = await sql<{ n: number; high_risk: string | number; violations: string | number; types: string[]; platforms: string[]; user_id: string }>`
+      with figures as (${figuresFromRows(tenantId, [{ start: day * DAY_MS, end: (day + 1) * DAY_MS }])}),
+      new_users as (
+        select f.user_id from figures f
+        where not exists (select 1 from usage_rollup_users u where u.tenant_id = ${tenantId} and u.user_id = f.user_id)),
+      numbered as (
+        insert into usage_rollup_users (tenant_id, n, user_id)
+        select ${tenantId}, (select coalesce(max(n), -1) from usage_rollup_users where tenant_id = ${tenantId})
+          + row_number() over (order by user_id), user_id
+        from new_users
+        returning n, user_id),
+      known as (
+        select u.n, u.user_id from usage_rollup_users u join figures f on u.tenant_id = ${tenantId} and u.user_id = f.user_id
+        union all select n, user_id from numbered)
+      select k.n, f.* from figures f join known k using (user_id)`.execute(tx);
+    const figures = new UsageFigures();
+    for (const row of rows) figures.addRow({ ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) });
+    await writeRollup(tx, tenantId, 0, day, figures.encode(), now);
+    await sql`
+      with stale as (
+        delete from usage_rollups where tenant_id = ${tenantId} and level > 0
+          and start_day <= date '1970-01-01' + ${day}::int and start_day + (1 << level) > date '1970-01-01' + ${day}::int)
+      delete from usage_rollup_dirty_days
+      where tenant_id = ${tenantId} and day = date '1970-01-01' + ${day}::int and marks = ${mark?.marks ?? null}`.execute(tx);
+  });
+}
+
+/** Rolls up a block of 2^level days from its two halves, when both are there and none of its days is dirty. */
+async function rollUpBlock(db: Kysely<Database>, tenantId: string, level: number, start: number, now: Date): Promise<number> {
+  return underTenantLock(db, tenantId, async (tx) => {
+    const size = 2 ** level;
+    const { rows } = await sql<{ high_risk: string; violations: string; platforms: string[]; platform_users: string[]; types: string[]; type_users: string[] }>`
+      select encode(r.high_risk, 'base64') as high_risk, encode(r.violations, 'base64') as violations, r.platforms,
+        array(select encode(b, 'base64') from unnest(r.platform_users) with ordinality as u(b, o) order by o) as platform_users,
+        r.types, array(select encode(b, 'base64') from unnest(r.type_users) with ordinality as u(b, o) order by o) as type_users
+      from usage_rollups r
+      where r.tenant_id = ${tenantId} and r.level = ${level - 1}
+        and r.start_day in (date '1970-01-01' + ${start}::int, date '1970-01-01' + ${start + size / 2}::int)
+        and not exists (select 1 from usage_rollup_dirty_days x where x.tenant_id = ${tenantId}
+          and x.day >= date '1970-01-01' + ${start}::int and x.day < date '1970-01-01' + ${start + size}::int)`.execute(tx);
+    if (rows.length !== 2) return 0;
+    const figures = new UsageFigures();
+    const decode = (base64: string) => Buffer.from(base64, 'base64');
+    for (const row of rows) {
+      figures.addEncoded({
+        high_risk: decode(row.high_risk), violations: decode(row.violations),
+        platforms: row.platforms, platform_users: row.platform_users.map(decode), types: row.types, type_users: row.type_users.map(decode),
+      });
+    }
+    await writeRollup(tx, tenantId, level, start, figures.encode(), now);
+    return 1;
+  });
+}
+
+async function writeRollup(tx: Tx, tenantId: string, level: number, start: number, encoded: EncodedFigures, now: Date): Promise<void> {
+  const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  const hexes = (list: Uint8Array[]) => sql`array(select decode(h, 'hex') from unnest(${list.map(hex)}::text[]) with ordinality as u(h, o) order by o)`;
+  await sql`
+    insert into usage_rollups (tenant_id, level, start_day, high_risk, violations, platforms, platform_users, types, type_users, built_at)
+    values (${tenantId}, ${level}, date '1970-01-01' + ${start}::int, decode(${hex(encoded.high_risk)}, 'hex'),
+      decode(${hex(encoded.violations)}, 'hex'), ${encoded.platforms}::text[], ${hexes(encoded.platform_users)},
+      ${encoded.types}::text[], ${hexes(encoded.type_users)}, ${now})
+    on conflict (tenant_id, level, start_day) do update set high_risk = excluded.high_risk, violations = excluded.violations,
+      platforms = excluded.platforms, platform_users = excluded.platform_users, types = excluded.types,
+      type_users = excluded.type_users, built_at = excluded.built_at`.execute(tx);
+}
+
+/** Erasure: the person's id leaves the numbering; the number is never given again (their days are dirty until rolled up anew). */
+export async function forgetRollupUser(db: Kysely<Database> | Tx, tenantId: string, userId: string): Promise<void> {
+  await sql`update usage_rollup_users set user_id = null where tenant_id = ${tenantId} and user_id = ${userId}`.execute(db);
+}
+
+/** Rolls up the closed days every `intervalMs` (default 5 minutes), and at start. */
+export class UsageRollupWorker {
+  private readonly poller: Poller;
+
+  constructor(private readonly deps: Deps, private readonly logger: Logger, intervalMs = 5 * 60_000) {
+    this.poller = new Poller(() => this.run(), intervalMs,
+      (error) => logFailure(deps.store, logger, 'warn', error, 'usage roll-ups failed; will retry'));
+  }
+
+  async start(): Promise<void> {
+    this.poller.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.poller.stop();
+  }
+
+  private async run(): Promise<false> {
+    const run = await rollUpUsage(this.deps.store.db, this.deps.clock.now());
+    if (run.days + run.blocks > 0) this.logger.info(run, 'usage rolled up');
+    return false;
+  }
+}

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { lastClosedDay, rollUpUsage } from '../../src/modules/rollups/usage-rollups.job.js';
+import { Harness, type TestTenant } from '../helpers/harness.js';
+import { classification, createPolicy, interactionBody } from '../helpers/interactions-fixtures.js';
+import { STORES } from '../helpers/stores.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const USERS = [1, 2, 3, 4, 5].map((k) => `0190a0a0-0000-7000-8000-0000000000c${k}`);
+const PLATFORMS = ['openai', 'deepseek', 'acme-notes-ai'];
+const TYPES = ['EMAIL', 'IBAN', 'CREDIT_CARD', 'PHONE'];
+
+interface Created { id: string; user_id: string | null; platform_id: string; risk_score: number; types: string[]; timestamp: string }
+
+/** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
+function random(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Usage's users and people at risk read closed days from roll-ups and the rest from the rows: the
+// figures equal a count of the interactions kept here, before and after the job, after deletes
+// (dirty days), for ranges on and off day boundaries; the job is idempotent and safe twice at once.
+describe.each(STORES)('usage roll-ups [%s]', (kind) => {
+  let h: Harness;
+  let t: TestTenant;
+  let created: Created[] = [];
+  const next = random(20260311);
+  beforeAll(async () => {
+    h = await Harness.start(kind);
+    t = await h.tenant();
+    await createPolicy(h, t, { name: 'No cards', action: 'block', conditions: { classification_types: ['CREDIT_CARD'] } });
+    const status = await h.call('PUT', '/api/v1/platforms/openai/status', { token: t.adminToken, body: { status: 'sanctioned' } });
+    expect(status.statusCode).toBe(200);
+    const key = await h.apiKey(t, ['interactions:write']);
+    // ~6 days of interactions, 2 h 53 min apart: every day has some, none starts on a boundary.
+    const step = 2 * HOUR + 53 * 60_000;
+    for (let i = 0; i < 48; i += 1) {
+      const user_id = next() < 0.1 ? null : USERS[Math.floor(next() * USERS.length)]!;
+      const platform_id = PLATFORMS[Math.floor(next() * PLATFORMS.length)]!;
+      const risk_score = Math.round(next() * 100) / 100;
+      const types = TYPES.filter(() => next() < 0.3);
+      const response = await h.call('POST', '/api/v1/interactions', {
+        token: key, body: interactionBody({ platform_id, risk_score, classifications: types.map((type) => classification(type)),
+          ...(user_id ? { user_id } : {}) }),
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      created.push({ id: response.json().id, user_id, platform_id, risk_score, types, timestamp: response.json().timestamp });
+      h.clock.advance(step);
+    }
+    h.clock.advance(-step * created.length);
+  });
+  afterAll(async () => h.close());
+
+  const within = (c: Created, start?: string, end?: string) => (!start || c.timestamp >= start) && (!end || c.timestamp <= end);
+  const expectedUsers = (start?: string, end?: string) => Object.fromEntries(PLATFORMS.map((id) => [id,
+    new Set(created.filter((c) => c.platform_id === id && c.user_id && within(c, start, end)).map((c) => c.user_id)).size])
+    .filter(([id]) => created.some((c) => c.platform_id === id && within(c, start, end))));
+  const expectedPeople = (start?: string, end?: string) => {
+    const rows = created.filter((c) => c.user_id && within(c, start, end));
+    return [...new Set(rows.map((c) => c.user_id!))].map((user_id) => {
+      const own = rows.filter((c) => c.user_id === user_id);
+      const figures = {
+        high_risk: own.filter((c) => c.risk_score >= 0.7).length,
+        violations: own.filter((c) => c.types.includes('CREDIT_CARD')).length,
+        sensitive_types: new Set(own.flatMap((c) => c.types)).size,
+        unsanctioned_platforms: new Set(own.filter((c) => c.platform_id !== 'openai').map((c) => c.platform_id)).size,
+      };
+      return { user_id, score: figures.high_risk + 2 * figures.violations + 5 * figures.sensitive_types + 10 * figures.unsanctioned_platforms, ...figures };
+    }).filter((p) => p.score > 0).sort((a, b) => b.score - a.score || (a.user_id < b.user_id ? 1 : -1));
+  };
+
+  /** Ranges on stored timestamps and a millisecond beside them, on day boundaries, anywhere, and unbounded. */
+  const ranges = (): Array<[string | undefined, string | undefined]> => {
+    const times = created.map((c) => Date.parse(c.timestamp));
+    const first = Math.min(...times);
+    const last = Math.max(...times);
+    const pick = () => {
+      const base = times[Math.floor(next() * times.length)]!;
+      const choice = Math.floor(next() * 4);
+      if (choice === 0) return base + Math.floor(next() * 3) - 1;
+      if (choice === 1) return Math.floor(base / DAY) * DAY;
+      if (choice === 2) return Math.ceil(base / DAY) * DAY - 1;
+      return first + Math.floor(next() * (last - first));
+    };
+    const list: Array<[string | undefined, string | undefined]> = [[undefined, undefined],
+      [new Date(Math.floor(first / DAY) * DAY).toISOString(), new Date(Math.ceil(last / DAY) * DAY - 1).toISOString()]];
+    for (let i = 0; i < 8; i += 1) {
+      const [a, b] = [pick(), pick()].sort((x, y) => x - y);
+      const open = Math.floor(next() * 4);
+      list.push([open === 1 ? undefined : new Date(a!).toISOString(), open === 2 ? undefined : new Date(b!).toISOString()]);
+    }
+    return list;
+  };
+
+  async function expectExact(phase: string) {
+    for (const [start, end] of ranges()) {
+      const query = { ...(start ? { start_date: start } : {}), ...(end ? { end_date: end } : {}) };
+      const usage = await h.call('GET', '/api/v1/platforms/usage', { token: t.adminToken, query });
+      expect(usage.statusCode, usage.body).toBe(200);
+      const users = Object.fromEntries(usage.json().platforms.map((p: { platform_id: string; users: number }) => [p.platform_id, p.users]));
+      expect(users, `${phase} usage ${JSON.stringify(query)}`).toEqual(expectedUsers(start, end));
+      const people = await h.call('GET', '/api/v1/people/risk', { token: t.adminToken, query: { ...query, limit: 500 } });
+      expect(people.statusCode, people.body).toBe(200);
+      expect(people.json().people, `${phase} people ${JSON.stringify(query)}`).toEqual(expectedPeople(start, end));
+    }
+  }
+
+  const lastNow = () => new Date(Math.max(...created.map((c) => Date.parse(c.timestamp))));
+  const rollupRows = async () => (await sql<{ level: number; rows: number }>`
+    select level, count(*)::int as rows from usage_rollups where tenant_id = ${t.tenantId} group by level order by level`.execute(h.db)).rows;
+  const dirtyDays = async () => (await sql<{ day: string }>`
+    select day::text from usage_rollup_dirty_days where tenant_id = ${t.tenantId} order by day`.execute(h.db)).rows.map((row) => row.day);
+
+  it('counts from the rows before any roll-up, and from roll-ups and rows after, with the same figures', async () => {
+    await expectExact('before the job');
+    const run = await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId]);
+    const closedDays = lastClosedDay(lastNow()) - Math.floor(Date.parse(created[0]!.timestamp) / DAY) + 1;
+    expect(run.days).toBe(closedDays);
+    expect(run.blocks).toBeGreaterThan(0);
+    expect((await rollupRows())[0]).toEqual({ level: 0, rows: closedDays });
+    await expectExact('after the job');
+    expect(await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId])).toEqual({ days: 0, blocks: 0 });
+  });
+
+  it('counts a day changed after its roll-up from its rows until the job rolls it up again', async () => {
+    await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId]);
+    // Every interaction of one user on one closed day: a stale roll-up would still count them.
+    const closed = lastClosedDay(lastNow());
+    const victim = created.find((c) => c.user_id && Math.floor(Date.parse(c.timestamp) / DAY) < closed)!;
+    const day = Math.floor(Date.parse(victim.timestamp) / DAY);
+    const doomed = created.filter((c) => c.user_id === victim.user_id && Math.floor(Date.parse(c.timestamp) / DAY) === day);
+    for (const c of doomed) {
+      expect((await h.call('DELETE', `/api/v1/interactions/${c.id}`, { token: t.adminToken })).statusCode).toBe(204);
+    }
+    created = created.filter((c) => !doomed.includes(c));
+    expect(await dirtyDays()).toEqual([new Date(day * DAY).toISOString().slice(0, 10)]);
+    expect((await rollupRows()).length).toBeGreaterThan(1); // the day and blocks above it are still there, stale
+    await expectExact('dirty day');
+    // Two workers at once: one rolls the day up again, the other finds nothing left or waits its turn.
+    const runs = await Promise.all([rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId]), rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId])]);
+    expect(runs.reduce((sum, run) => sum + run.days, 0)).toBeGreaterThanOrEqual(1);
+    expect(await dirtyDays()).toEqual([]);
+    await expectExact('rolled up again');
+  });
+
+  it('keeps the figures exact across a day boundary as the job rolls up the day that just ended', async () => {
+    const key = await h.apiKey(t, ['interactions:write']);
+    const end = lastNow();
+    const midnight = Math.ceil(end.getTime() / DAY) * DAY;
+    for (const [at, user_id, platform_id] of [[midnight - 60_000, USERS[0]!, 'deepseek'], [midnight + 60_000, USERS[4]!, 'acme-notes-ai']] as const) {
+      h.clock.advance(at - h.clock.now().getTime());
+      const response = await h.call('POST', '/api/v1/interactions', {
+        token: key, body: interactionBody({ platform_id, user_id, risk_score: 0.9, classifications: [classification('IBAN')] }),
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      created.push({ id: response.json().id, user_id, platform_id, risk_score: 0.9, types: ['IBAN'], timestamp: response.json().timestamp });
+    }
+    h.clock.reset();
+    await expectExact('new day, not rolled up');
+    const rolled = await rollUpUsage(h.deps.store.db, new Date(midnight + 11 * 60_000), [t.tenantId]);
+    expect(rolled.days).toBeGreaterThanOrEqual(1);
+    await expectExact('new day, rolled up');
+  });
+});
