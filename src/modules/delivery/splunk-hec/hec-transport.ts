@@ -38,15 +38,15 @@ export function hecHeaders(target: BatchTarget): Record<string, string> {
  * token refused 401/403, ...). A 2xx without code 0 is no HEC: the URL is wrong.
  */
 export function readHecAnswer(status: number, body: string, token: string): { success: boolean; error: string | null } {
-  const answer = parseAnswer(body);
+  const answer = parseAnswer(body, token);
   const ok = status >= 200 && status < 300;
   if (ok && answer?.code === 0) return { success: true, error: null };
   const said = answer ? `: ${answer.text ?? ''}${answer.code === undefined ? '' : ` (HEC code ${answer.code})`}` : '';
   const what = ok ? `HTTP ${status} without HEC's success code 0` : `HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`;
-  return { success: false, error: withoutToken(`the receiver answered ${what}${said}`, token) };
+  return { success: false, error: `the receiver answered ${what}${said}` };
 }
 
-function parseAnswer(body: string): { text?: string; code?: number } | undefined {
+function parseAnswer(body: string, token: string): { text?: string; code?: number } | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -56,12 +56,12 @@ function parseAnswer(body: string): { text?: string; code?: number } | undefined
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   const { text, code } = parsed as { text?: unknown; code?: unknown };
   const answer: { text?: string; code?: number } = {};
-  if (typeof text === 'string') answer.text = text.replace(/[\r\n\t]+/g, ' ').slice(0, HEC_TEXT_LENGTH);
+  if (typeof text === 'string') answer.text = withoutToken(text, token).replace(/[\r\n\t]+/g, ' ').slice(0, HEC_TEXT_LENGTH);
   if (typeof code === 'number' && Number.isInteger(code)) answer.code = code;
   return answer.text === undefined && answer.code === undefined ? undefined : answer;
 }
 
-/** An answer may quote what it was sent: the token never reaches the history. */
+/** HEC's text may quote what it was sent: the token never reaches the history. */
 function withoutToken(text: string, token: string): string {
   return token ? text.split(token).join('[token]') : text;
 }
