@@ -5,9 +5,10 @@
 //
 // Environment (sizes default to the documented scenarios):
 //   BENCH_SECONDS=10               length of scenario 1 and of the receiver-ceiling run
-//   BENCH_SCENARIOS=latency,drain,burst,nohook,fairness   which scenarios, in this order
+//   BENCH_SCENARIOS=latency,drain,drain-hec,burst,nohook,fairness   which scenarios, in this order
 //   BENCH_LATENCY_RATE=200         1. single creates per second
 //   BENCH_DRAIN_EVENTS=10000       2. events queued with SERVE_WORKERS=false, then drained
+//   BENCH_HEC_EVENTS=20000         2b. the same, to a splunk_hec webhook (batches of up to 100 events)
 //   BENCH_BURST_CREATES=10000      3. single creates from autocannon ...
 //   BENCH_BURST_CONNECTIONS=50        ... on this many connections
 //   BENCH_NOHOOK_ROWS=1000000      4. rows ingested (batches of 500, 4 connections) with no webhook
@@ -24,13 +25,14 @@ import { pathToFileURL } from 'node:url';
 import { SIZES, sectionContext, withReceiver } from './lib/delivery-section.mjs';
 import { burst } from './lib/scenario-burst.mjs';
 import { drain } from './lib/scenario-drain.mjs';
+import { drainHec } from './lib/scenario-drain-hec.mjs';
 import { fairness } from './lib/scenario-fairness.mjs';
 import { latency } from './lib/scenario-latency.mjs';
 import { nohook } from './lib/scenario-nohook.mjs';
 import { SECONDS } from './lib/service.mjs';
 import { benchStores } from './lib/stores.mjs';
 
-const SCENARIOS = [latency, drain, burst, nohook, fairness];
+const SCENARIOS = [latency, drain, drainHec, burst, nohook, fairness];
 
 function selectedScenarios() {
   const keys = (process.env.BENCH_SCENARIOS ?? SCENARIOS.map((s) => s.key).join(',')).split(',').map((k) => k.trim()).filter(Boolean);

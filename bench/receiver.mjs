@@ -2,6 +2,9 @@
 // with child_process.fork). HTTPS on 127.0.0.1 with the certificate in RECEIVER_CERT/RECEIVER_KEY:
 // - checks `X-Service-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>` on paths whose secret it was given (400 if wrong);
 // - answers 200 at once, or after RECEIVER_SLOW_MS (default 1000) on paths starting with /slow;
+// - on paths containing /hec, speaks Splunk HEC: `Authorization: Splunk <token>` checked against the secret it was
+//   given for the path (403 code 4 if wrong), the body read as newline-separated HEC events, each counted as one
+//   event (its `event` is the envelope), answered `{"text":"Success","code":0}`;
 // - records each accepted request's receipt time (wall-clock ms, sub-ms precision) by interaction id and event id.
 // Control API, plain HTTP on another loopback port: POST /secret {path, secret}; POST /reset;
 // GET /stats[?path=P[&receipts=1][&from=T&to=T]]; GET /sample (the latest interaction.created body).
@@ -33,6 +36,39 @@ function signatureOk(secret, header, body) {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+const HEC_SUCCESS = '{"text":"Success","code":0}';
+
+function recordHec(path, headers, body, at) {
+  const stats = statsOf(path);
+  stats.requests += 1;
+  const token = secrets.get(path);
+  if (token !== undefined && headers.authorization !== `Splunk ${token}`) {
+    stats.badSignatures += 1;
+    return { status: 403, answer: '{"text":"Invalid token","code":4}' };
+  }
+  for (const line of body.toString().split('\n')) {
+    if (line === '') continue;
+    let event;
+    try {
+      event = JSON.parse(line).event;
+    } catch {
+      stats.unparsable += 1;
+      return { status: 400, answer: '{"text":"Invalid data format","code":6}' };
+    }
+    countEvent(stats, path, event, at, line);
+  }
+  return { status: 200, answer: HEC_SUCCESS };
+}
+
+function countEvent(stats, path, event, at, body) {
+  stats.times.push(at);
+  if (stats.events.has(event.id)) stats.duplicates += 1;
+  else stats.events.set(event.id, at);
+  const interactionId = event.event_type?.startsWith('interaction.') ? event.data?.id : undefined;
+  if (interactionId !== undefined && !stats.interactions.has(interactionId)) stats.interactions.set(interactionId, at);
+  if (event.event_type === 'interaction.created' && !path.includes('/hec')) sample = { path, body };
+}
+
 function record(path, headers, body, at) {
   const stats = statsOf(path);
   stats.requests += 1;
@@ -48,12 +84,7 @@ function record(path, headers, body, at) {
     stats.unparsable += 1;
     return 200;
   }
-  stats.times.push(at);
-  if (stats.events.has(event.id)) stats.duplicates += 1;
-  else stats.events.set(event.id, at);
-  const interactionId = event.event_type?.startsWith('interaction.') ? event.data?.id : undefined;
-  if (interactionId !== undefined && !stats.interactions.has(interactionId)) stats.interactions.set(interactionId, at);
-  if (event.event_type === 'interaction.created') sample = { path, body: body.toString() };
+  countEvent(stats, path, event, at, body.toString());
   return 200;
 }
 
@@ -88,11 +119,13 @@ const receiver = https.createServer({ cert: readFileSync(process.env.RECEIVER_CE
   req.on('end', () => {
     const at = now();
     const path = (req.url ?? '/').split('?')[0];
-    const status = record(path, req.headers, Buffer.concat(chunks), at);
+    const { status, answer: text } = path.includes('/hec')
+      ? recordHec(path, req.headers, Buffer.concat(chunks), at)
+      : { status: record(path, req.headers, Buffer.concat(chunks), at), answer: '{"ok":true}' };
     const answer = () => {
       if (res.destroyed) return;
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': 11 });
-      res.end('{"ok":true}');
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
     };
     if (status === 200 && path.startsWith('/slow')) setTimeout(answer, SLOW_MS);
     else answer();

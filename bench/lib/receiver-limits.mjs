@@ -84,3 +84,30 @@ export async function measureReceiverLimits(receiver, caFile, prefix) {
     synthetic: !sample,
   };
 }
+
+export const HEC_EVENTS_PER_REQUEST = 100;
+
+/**
+ * The receiver's ceiling as a HEC: a plain client (autocannon, 16 keep-alive connections) pushing requests of
+ * HEC_EVENTS_PER_REQUEST events made of the latest interaction.created envelope, on `${prefix}/hec-ceiling`.
+ * `{ eventsPerSecond, requestsPerSecond, errors, bodyBytes, synthetic }`.
+ */
+export async function measureHecCeiling(receiver, prefix) {
+  const sample = await receiver.sample();
+  const envelope = sample?.body ?? syntheticEnvelope();
+  const { event_type: type, timestamp } = JSON.parse(envelope);
+  const line = `{"time":${Date.parse(timestamp) / 1000},"host":"bench","source":"ugs","sourcetype":"ugs:${type}","event":${envelope}}`;
+  const body = Array.from({ length: HEC_EVENTS_PER_REQUEST }, () => line).join('\n');
+  const token = randomBytes(16).toString('hex');
+  const path = `${prefix}/hec-ceiling`;
+  await receiver.setSecret(path, token);
+  const result = await cannon({
+    url: receiver.url(path), method: 'POST', body,
+    headers: { 'content-type': 'application/json', authorization: `Splunk ${token}` }, connections: 16,
+  });
+  const requestsPerSecond = result['2xx'] / result.duration;
+  return {
+    eventsPerSecond: requestsPerSecond * HEC_EVENTS_PER_REQUEST, requestsPerSecond,
+    errors: result.errors + result.non2xx, bodyBytes: Buffer.byteLength(body), synthetic: !sample,
+  };
+}

@@ -61,8 +61,8 @@ describe.each(STORES)('webhook formats in the API [%s]', (kind) => {
     const t = await h.tenant();
     const valid = { url: receiver.url(), events: ['user.invited'] };
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ ...valid, format: 'splunk_hec' }, 'body.format'],
       [{ ...valid, format: 'syslog' }, 'body.format'],
+      [{ ...valid, format: 'SPLUNK_HEC' }, 'body.format'],
       [{ ...valid, format: 'OCSF' }, 'body.format'],
       [{ ...valid, format: '' }, 'body.format'],
       [{ ...valid, format: 42 }, 'body.format'],
@@ -98,6 +98,42 @@ describe.each(STORES)('webhook formats in the API [%s]', (kind) => {
     const plain = await h.call('PUT', `/api/v1/webhooks/${ocsf.id}`, { token: t.adminToken, body: { url: 'http://127.0.0.1/ocsf' } });
     expect(plain.json().details).toEqual([{ path: 'body.url', message: 'must be an https:// URL for the ocsf format' }]);
     expect(await auditOf(t, 'webhook.updated')).toHaveLength(0);
+  });
+
+  it('creates a splunk_hec webhook only with an https:// URL and a token, and keeps it with one through every update', async () => {
+    const t = await h.tenant();
+    const hec = { url: receiver.url('/services/collector/event'), format: 'splunk_hec', events: ['alert.created'] };
+    const refused = async (method: string, url: string, body: Record<string, unknown>, path: string, message: string) => {
+      const response = await h.call(method, url, { token: t.adminToken, body });
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
+      expect(response.json(), JSON.stringify(body)).toEqual({ error: expect.any(String), code: 'validation_error', details: [{ path, message }] });
+    };
+    const needsToken = 'is required for the splunk_hec format: the HEC token, sent as `Authorization: Splunk <token>`';
+    await refused('POST', '/api/v1/webhooks', hec, 'body.auth_token', needsToken);
+    await refused('POST', '/api/v1/webhooks', { ...hec, auth_token: '' }, 'body.auth_token', needsToken);
+    await refused('POST', '/api/v1/webhooks', { ...hec, auth_token: 'hec token' }, 'body.auth_token', 'must be printable ASCII without spaces');
+    await refused('POST', '/api/v1/webhooks', { ...hec, auth_token: 'tok', url: 'http://127.0.0.1:8088/services/collector/event' }, 'body.url',
+      'must be an https:// URL for the splunk_hec format');
+    await refused('POST', '/api/v1/webhooks', { ...hec, auth_token: 'tok', url: 'syslog+tls://127.0.0.1:6514' }, 'body.url',
+      'must be an https:// URL for the splunk_hec format');
+    expect(await storedFormats(t)).toEqual([]);
+
+    const created = await createWebhook(h, t, { ...hec, auth_token: '5f1c2a8e-hec-token' });
+    expect(created).toMatchObject({ format: 'splunk_hec', has_auth_token: true });
+    const put = (id: string) => `/api/v1/webhooks/${id}`;
+    // The token may change, never go.
+    await refused('PUT', put(created.id), { auth_token: '' }, 'body.auth_token', needsToken);
+    expect((await h.call('PUT', `/api/v1/webhooks/${created.id}`, { token: t.adminToken, body: { auth_token: 'rotated-token' } })).statusCode).toBe(200);
+    await refused('PUT', put(created.id), { url: 'http://127.0.0.1/x' }, 'body.url', 'must be an https:// URL for the splunk_hec format');
+
+    // A webhook without a token becomes splunk_hec only with one; leaving the format drops the requirement.
+    const plain = await createWebhook(h, t, { url: receiver.url('/plain'), events: ['alert.created'] });
+    await refused('PUT', put(plain.id), { format: 'splunk_hec' }, 'body.auth_token', needsToken);
+    const moved = await h.call('PUT', `/api/v1/webhooks/${plain.id}`, { token: t.adminToken, body: { format: 'splunk_hec', auth_token: 'tok' } });
+    expect(moved.json()).toMatchObject({ format: 'splunk_hec', has_auth_token: true });
+    const back = await h.call('PUT', `/api/v1/webhooks/${plain.id}`, { token: t.adminToken, body: { format: 'standard', auth_token: '' } });
+    expect(back.json()).toMatchObject({ format: 'standard', has_auth_token: false });
+    expect((await auditOf(t, 'webhook.updated')).map((a) => a.details)).toHaveLength(3);
   });
 
   it('lets only the tenant\'s admins change a format: 401, 403 for viewers and keys, 404 for another tenant', async () => {

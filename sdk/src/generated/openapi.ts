@@ -886,6 +886,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/formats/{format}/sample": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a delivery format
+         * @description The exact body a receiver of this format gets for the sample event of a type (default `interaction.created`), rendered as deliveries are. Nothing is sent.
+         *
+         *     Access: users with the role `admin`; API keys cannot call it.
+         */
+        get: operations["getWebhookFormatSample"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{webhook_id}/deliveries": {
         parameters: {
             query?: never;
@@ -4133,10 +4155,10 @@ export interface components {
             id: string;
             url: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet
              * @enum {string}
              */
-            format: "standard" | "ocsf";
+            format: "standard" | "ocsf" | "splunk_hec";
             events: string[];
             active: boolean;
             description: string;
@@ -4175,10 +4197,10 @@ export interface components {
             /** @description An https:// URL whose host resolves only to public addresses */
             url: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet. A create without it: `standard`
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet. A create without it: `standard`
              * @enum {string}
              */
-            format?: "standard" | "ocsf";
+            format?: "standard" | "ocsf" | "splunk_hec";
             /** @description Subscribed event types (at least one) */
             events: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry")[];
             description?: string;
@@ -4187,7 +4209,7 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
-            /** @description Sent as `Authorization: Bearer <auth_token>`; empty: none */
+            /** @description Sent as `Authorization: Bearer <auth_token>` (`Splunk <auth_token>` for `splunk_hec`, which requires one); empty: none */
             auth_token?: string;
         };
         /**
@@ -4204,10 +4226,10 @@ export interface components {
             /** @description An https:// URL whose host resolves only to public addresses */
             url?: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet. A create without it: `standard`
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet. A create without it: `standard`
              * @enum {string}
              */
-            format?: "standard" | "ocsf";
+            format?: "standard" | "ocsf" | "splunk_hec";
             /** @description Subscribed event types (at least one) */
             events?: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry")[];
             description?: string;
@@ -4216,7 +4238,7 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
-            /** @description Sent as `Authorization: Bearer <auth_token>`; empty: none */
+            /** @description Sent as `Authorization: Bearer <auth_token>` (`Splunk <auth_token>` for `splunk_hec`, which requires one); empty: none */
             auth_token?: string;
         };
         /**
@@ -4249,10 +4271,10 @@ export interface components {
             id: string;
             url: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet
              * @enum {string}
              */
-            format: "standard" | "ocsf";
+            format: "standard" | "ocsf" | "splunk_hec";
             events: string[];
             active: boolean;
             description: string;
@@ -4338,7 +4360,7 @@ export interface components {
              * @description The body format the attempt was sent in: its webhook's format at that moment
              * @enum {string}
              */
-            format: "standard" | "ocsf";
+            format: "standard" | "ocsf" | "splunk_hec";
             /** @description HTTP status of the answer; 0 when none came */
             status_code: number;
             response_time_ms: number;
@@ -4437,6 +4459,25 @@ export interface components {
             redelivery_of: string;
             /** Format: date-time */
             queued_at: string;
+        };
+        /**
+         * @description A delivery format's body for a sample event: what a receiver of that format gets.
+         * @example {
+         *       "format": "splunk_hec",
+         *       "event_type": "audit.entry",
+         *       "body": "{\"time\":1772443200.123,\"host\":\"ugs.example.com\",\"source\":\"ugs\",\"sourcetype\":\"ugs:audit.entry\",\"event\":{\"id\":\"evt_…\",\"timestamp\":\"2026-03-02T09:20:00.123Z\",\"event_type\":\"audit.entry\",\"tenant_id\":\"…\",\"data\":{…}}}"
+         *     }
+         */
+        WebhookFormatSample: {
+            /**
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet
+             * @enum {string}
+             */
+            format: "standard" | "ocsf" | "splunk_hec";
+            /** @enum {string} */
+            event_type: "interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry";
+            /** @description The body of a delivery of this one event, exactly as sent (JSON text) */
+            body: string;
         };
         /**
          * @description The event catalog: every event type webhooks can subscribe to.
@@ -8033,6 +8074,49 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookFormatSample: {
+        parameters: {
+            query?: {
+                /** @description The sample event to render (default `interaction.created`) */
+                event_type?: "interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry";
+            };
+            header?: never;
+            path: {
+                /** @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet */
+                format: "standard" | "ocsf" | "splunk_hec";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A delivery format's body for a sample event: what a receiver of that format gets. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "format": "splunk_hec",
+                     *       "event_type": "audit.entry",
+                     *       "body": "{\"time\":1772443200.123,\"host\":\"ugs.example.com\",\"source\":\"ugs\",\"sourcetype\":\"ugs:audit.entry\",\"event\":{\"id\":\"evt_…\",\"timestamp\":\"2026-03-02T09:20:00.123Z\",\"event_type\":\"audit.entry\",\"tenant_id\":\"…\",\"data\":{…}}}"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookFormatSample"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -28,7 +28,7 @@ import {
   UserList, UserSchema,
 } from '../../modules/users/users.schemas.js';
 import {
-  CreatedWebhookSchema, CreateWebhookBody, DeliveryList, DeliveryRecordSchema, RedeliveryAccepted, RotatedSecret,
+  CreatedWebhookSchema, CreateWebhookBody, DeliveryList, DeliveryRecordSchema, FormatSample, RedeliveryAccepted, RotatedSecret,
   TestResult, TestWebhookBody, UpdateWebhookBody, WebhookList, WebhookSchema,
 } from '../../modules/webhooks/webhooks.schemas.js';
 
@@ -50,7 +50,7 @@ export const COMPONENT_SCHEMAS: readonly (TSchema & { $id: string; examples: unk
   UserSchema, InviteBody, UpdateUserBody, UpdateMeBody, StatusBody, ResetPasswordBody, ResetPasswordResponse, UserList,
   ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, ApiKeyList,
   WebhookSchema, CreateWebhookBody, UpdateWebhookBody, CreatedWebhookSchema, WebhookList, DeliveryRecordSchema,
-  DeliveryList, TestWebhookBody, TestResult, RotatedSecret, RedeliveryAccepted, EventTypeListSchema,
+  DeliveryList, TestWebhookBody, TestResult, RotatedSecret, RedeliveryAccepted, FormatSample, EventTypeListSchema,
   StatsSchema,
   PersonRiskSchema, PeopleRiskListSchema,
   AuditEntrySchema, AuditLogSchema,

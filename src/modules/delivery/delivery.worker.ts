@@ -9,8 +9,12 @@ import { openPayload } from '../../platform/outbox/outbox.js';
 import { claimJobs, jobKey, releaseLeases, renewLeases, type ClaimedJob, type Lane } from './queue.js';
 import { LaneLimits } from './lanes.js';
 import { OutcomeRecorder } from './recorder.js';
-import { type AttemptOutcome, Sender, sendInFormat } from './sender.js';
-import { deliveryHeaders } from './signing.js';
+import type { AttemptOutcome } from './sender.js';
+import { attemptBatch } from './batch-attempt.js';
+import { batchedFormat, batchSizes, Transports } from './batched-formats.js';
+import type { Completion } from './completions.js';
+import { renderContext } from './formats/formats.js';
+import { sendEvent } from './send-event.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { serviceMetrics } from '../../platform/metrics/metrics.js';
 import { acrossTenants } from '../../platform/store/tenant-scope.js';
@@ -33,13 +37,14 @@ const laneOf = (job: ClaimedJob): Lane => ({ tenantId: job.tenant_id, webhookId:
 /**
  * Delivers the queued jobs: claims due ones in batches (round-robin over the webhooks), sends
  * each as soon as it is claimed, many at once but a bounded number per webhook, and records the
- * outcomes in batches. Its leases are short and renewed while it works, so the jobs of a worker
+ * outcomes in batches. A webhook of a batched format (`splunk_hec`) gets several jobs per slot,
+ * sent together (`attemptBatch`). Its leases are short and renewed while it works, so the jobs of a worker
  * that died are taken by another within seconds. Several processes may run it on one PostgreSQL.
  */
 export class DeliveryWorker {
   private readonly leaseId = randomUUID();
   private readonly claimer: Poller;
-  private readonly sender: Sender;
+  private readonly transports: Transports;
   private readonly maxInFlight: number;
   private readonly lanes: LaneLimits;
   /** First attempts and retries each have a share of the slots, so neither class starves the other. */
@@ -63,7 +68,7 @@ export class DeliveryWorker {
     this.lanes = new LaneLimits(config.webhooks.concurrencyPerWebhook);
     this.maxFirstAttempts = Math.max(1, Math.ceil(this.maxInFlight * 0.75));
     this.maxRetries = Math.max(1, Math.floor(this.maxInFlight / 2));
-    this.sender = new Sender(config);
+    this.transports = new Transports(config);
     this.recorder = new OutcomeRecorder(deps, this.leaseId, logger, (completion) => this.held.delete(jobKey(completion.job)));
     // Which jobs are due is a question about every tenant; each job then acts in its own.
     this.claimer = new Poller(() => acrossTenants(() => this.claim()), options.pollIntervalMs ?? 1000,
@@ -86,7 +91,7 @@ export class DeliveryWorker {
     await this.recorder.close();
     clearInterval(this.heartbeat);
     await acrossTenants(() => releaseLeases(this.deps.store.db, this.leaseId)).catch(() => {});
-    await this.sender.close();
+    await this.transports.close();
   }
 
   /** Claims what fits in the free slots and starts it; finished attempts and NOTIFY wake this again. */
@@ -110,33 +115,36 @@ export class DeliveryWorker {
         retries,
         dueBy: retries ? now : new Date(now.getTime() - (config.webhooks.retryDelaysMs[0] ?? 0)),
         after: this.after,
+        batched: batchSizes(),
       });
-      for (const job of jobs) this.launch(job, retries);
+      const units = slotsOf(jobs);
+      for (const unit of units) this.launch(unit, retries);
       const last = jobs.at(-1);
       if (last) this.after = laneOf(last);
       // Only first attempts tell whether a lane has more waiting: a retry claim finds none of them.
-      if (!retries) this.lanes.claimed(asked, jobs.map(laneOf));
+      if (!retries) this.lanes.claimed(asked, units.map((unit) => laneOf(unit[0]!)));
     }
     return false;
   }
 
-  private launch(job: ClaimedJob, retry: boolean): void {
-    const key = jobKey(job);
+  /** Starts the attempt of one slot: a job, or the jobs of one webhook of a batched format. */
+  private launch(claimed: ClaimedJob[], retry: boolean): void {
     // Ours already: claimed again after our lease lapsed (a store outage) while its attempt was in flight.
-    if (this.held.has(key)) return;
-    this.held.add(key);
-    const lane = laneOf(job);
+    const jobs = claimed.filter((job) => !this.held.has(jobKey(job)));
+    if (jobs.length === 0) return;
+    for (const job of jobs) this.held.add(jobKey(job));
+    const lane = laneOf(jobs[0]!);
     this.lanes.started(lane);
     if (retry) this.retriesInFlight += 1;
     else this.firstInFlight += 1;
     let success = false;
-    const run: Promise<void> = this.attempt(job).then((delivered) => {
+    const run: Promise<void> = this.attempt(jobs).then((delivered) => {
       success = delivered;
     }, (error: unknown) => {
       // Not recorded: its lease lapses and the attempt is made again.
-      this.held.delete(jobKey(job));
+      for (const job of jobs) this.held.delete(jobKey(job));
       logFailure(this.deps.store, this.logger, 'error', error, 'webhook attempt failed unexpectedly',
-        { webhookId: job.webhook_id, eventId: job.event_id });
+        { webhookId: lane.webhookId, eventId: jobs[0]!.event_id, jobs: jobs.length });
     }).finally(() => {
       const wasFull = this.freeSlots(retry) === 0;
       const laneWants = this.lanes.finished(lane, success);
@@ -164,18 +172,21 @@ export class DeliveryWorker {
     }, REFILL_DELAY_MS);
   }
 
-  /** Sends one attempt and queues its outcome for recording; true when the receiver took it. */
-  private async attempt(job: ClaimedJob): Promise<boolean> {
-    const keys = await this.deps.keyring.forTenant(job.tenant_id);
-    const target = openWebhookSecrets(keys, job);
+  /** Sends the attempt of a slot and queues its outcomes for recording; true when the receiver took every job. */
+  private async attempt(jobs: ClaimedJob[]): Promise<boolean> {
+    const record = (completion: Completion) => {
+      this.recorder.add(completion);
+      countAttempt(completion.job, completion.outcome, this.deps.clock.now());
+    };
+    const [job] = jobs;
+    if (jobs.length > 1 || batchedFormat(job!.format)) return attemptBatch(this.deps, this.transports, jobs, record);
+    const keys = await this.deps.keyring.forTenant(job!.tenant_id);
+    const target = openWebhookSecrets(keys, job!);
     const attemptedAt = this.deps.clock.now();
     const deliveryId = prefixedId('dlv', attemptedAt.getTime());
-    const outcome = await sendInFormat(this.sender, job.format, openPayload(keys, job.payload), (body) => ({
-      url: job.url,
-      headers: deliveryHeaders(target, { deliveryId, eventId: job.event_id, eventType: job.event_type, body, now: attemptedAt }),
-    }));
-    this.recorder.add({ job, deliveryId, attemptedAt, outcome });
-    countAttempt(job, outcome, this.deps.clock.now());
+    const outcome = await sendEvent(this.transports, target, openPayload(keys, job!.payload),
+      { deliveryId, eventId: job!.event_id, eventType: job!.event_type, now: attemptedAt }, renderContext(this.deps.config));
+    record({ job: job!, deliveryId, attemptedAt, outcome });
     return outcome.success;
   }
 
@@ -186,6 +197,30 @@ export class DeliveryWorker {
       logFailure(this.deps.store, this.logger, 'warn', error, 'webhook leases not renewed; will retry');
     });
   }
+}
+
+/**
+ * The claimed jobs as slots: one job each, except that the jobs of a webhook of a batched format
+ * share a slot per `maxEvents`, in queue order.
+ */
+function slotsOf(jobs: readonly ClaimedJob[]): ClaimedJob[][] {
+  const slots: ClaimedJob[][] = [];
+  const batches = new Map<string, ClaimedJob[]>();
+  for (const job of jobs) {
+    if (!batchedFormat(job.format)) slots.push([job]);
+    else {
+      const key = `${job.tenant_id}/${job.webhook_id}`;
+      const lane = batches.get(key);
+      if (lane) lane.push(job);
+      else batches.set(key, [job]);
+    }
+  }
+  for (const lane of batches.values()) {
+    const { maxEvents } = batchedFormat(lane[0]!.format)!;
+    lane.sort((a, b) => a.id - b.id);
+    for (let i = 0; i < lane.length; i += maxEvents) slots.push(lane.slice(i, i + maxEvents));
+  }
+  return slots;
 }
 
 function countAttempt(job: ClaimedJob, outcome: AttemptOutcome, now: Date): void {

@@ -32,12 +32,17 @@ export interface ClaimRequest {
   dueBy: Date;
   /** Lanes after this one are served first in each round, so that no lane always comes last. */
   after: Lane | undefined;
+  /**
+   * Webhooks of these formats take up to `maxEvents` jobs per slot (one request carries them):
+   * their lanes' shares and `limit` count slots, each of up to that many jobs.
+   */
+  batched?: ReadonlyArray<{ format: string; maxEvents: number }>;
 }
 
 /**
  * Claims due jobs under a lease with `FOR UPDATE SKIP LOCKED`, round-robin over the lanes: each
- * lane with due work gives its first job, then each its second, and so on up to its free share,
- * until `limit`. The lanes are found with a skip scan of the lane index, so a lane's backlog
+ * lane with due work gives its first slot's worth (a job; up to `maxEvents` jobs for a batched
+ * format), then each its second, and so on up to its free share, until `limit` slots. The lanes are found with a skip scan of the lane index, so a lane's backlog
  * costs nothing to the claims of the others. (Jobs of inactive webhooks do not exist: stopping a
  * webhook deletes them under the subscription lock.)
  */
@@ -48,6 +53,7 @@ export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJ
   const inClass = (alias: string) => (request.retries ? sql.raw(`${alias}.attempt > 1`) : sql.raw(`${alias}.attempt = 1`));
   const retriesOnly = (alias: string) => (request.retries ? sql.raw(`and ${alias}.attempt > 1`) : sql``);
   const after = request.after ?? { tenantId: '00000000-0000-0000-0000-000000000000', webhookId: '' };
+  const batched = request.batched ?? [];
   const result = await sql<ClaimedJob>`
     with recursive lanes as (
       (select f.tenant_id, f.webhook_id from webhook_jobs f where true ${retriesOnly('f')}
@@ -59,15 +65,19 @@ export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJ
         order by j.tenant_id, j.webhook_id limit 1) next
     ),
     open_lanes as (
-      select l.tenant_id, l.webhook_id, coalesce(k.free, ${request.lanes.initial}::int) as free
+      select l.tenant_id, l.webhook_id, coalesce(k.free, ${request.lanes.initial}::int) as free,
+        coalesce(b.per_slot, 1) as per_slot
       from lanes l
       left join unnest(${known.map((k) => k.lane.tenantId)}::uuid[], ${known.map((k) => k.lane.webhookId)}::text[],
         ${known.map((k) => k.free)}::int[]) as k(tenant_id, webhook_id, free)
         on k.tenant_id = l.tenant_id and k.webhook_id = l.webhook_id
+      left join webhooks w on w.tenant_id = l.tenant_id and w.id = l.webhook_id
+      left join unnest(${batched.map((b) => b.format)}::text[], ${batched.map((b) => b.maxEvents)}::int[]) as b(format, per_slot)
+        on b.format = w.format
       where coalesce(k.free, ${request.lanes.initial}::int) > 0
     ),
     candidates as (
-      select due.tenant_id, due.id, due.round, l.tenant_id as lane_tenant, l.webhook_id as lane_webhook
+      select due.tenant_id, due.id, (due.round - 1) / l.per_slot as round, l.tenant_id as lane_tenant, l.webhook_id as lane_webhook
       from open_lanes l cross join lateral (
         select locked.*, row_number() over (order by locked.run_at, locked.id) as round from (
           select q.tenant_id, q.id, q.run_at from webhook_jobs q
@@ -75,13 +85,16 @@ export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJ
             and (q.lease_until is null or q.lease_until < ${request.now})
             and ${inClass('q')}
           order by q.run_at, q.id
-          limit l.free
+          limit l.free * l.per_slot
           for update of q skip locked) locked) due
     ),
+    slots as (
+      select tenant_id, id, dense_rank() over (
+        order by round, (lane_tenant, lane_webhook) <= (${after.tenantId}::uuid, ${after.webhookId}), lane_tenant, lane_webhook) as slot
+      from candidates
+    ),
     chosen as (
-      select tenant_id, id from candidates
-      order by round, (lane_tenant, lane_webhook) <= (${after.tenantId}::uuid, ${after.webhookId}), lane_tenant, lane_webhook
-      limit ${request.limit}
+      select tenant_id, id from slots where slot <= ${request.limit}
     ),
     claimed as (
       update webhook_jobs job set lease_until = ${request.leaseUntil}, lease_id = ${request.leaseId}

@@ -5,24 +5,14 @@ import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, request } from 'undici';
 import { type Config, ConfigError } from '../../config/config.js';
 import { BlockedTargetError, blockedAddressReason, guardedLookup } from './target-guard.js';
-import { RenderError, renderBodyOrFail } from './formats/formats.js';
+import { RenderError, type RenderContext, renderBodyOrFail } from './formats/formats.js';
+import type { AnswerReader, AttemptOutcome, HttpsClient, OutgoingRequest } from './transport/transport.js';
 
-/** What one attempt gave: `status_code` 0 when no HTTP answer came. */
-export interface AttemptOutcome {
-  statusCode: number;
-  responseTimeMs: number;
-  success: boolean;
-  error: string | null;
-}
+export type { AnswerReader, AttemptOutcome, OutgoingRequest } from './transport/transport.js';
 
-export interface OutgoingRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-const MAX_ERROR_LENGTH = 500;
+export const MAX_ERROR_LENGTH = 500;
 const RESPONSE_DRAIN_LIMIT = 64 * 1024;
+const ANSWER_READ_LIMIT = 16 * 1024;
 
 /**
  * Sends webhook requests: HTTPS with certificate verification always on (system CAs plus
@@ -31,7 +21,7 @@ const RESPONSE_DRAIN_LIMIT = 64 * 1024;
  * it checked), unless private targets are allowed. Connections are kept alive per origin and
  * reused; each new one passes the same checks.
  */
-export class Sender {
+export class Sender implements HttpsClient {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
 
@@ -60,8 +50,11 @@ export class Sender {
     });
   }
 
-  /** One POST; success is a 2xx status within the timeout. Never throws. */
-  async send(outgoing: OutgoingRequest): Promise<AttemptOutcome> {
+  /**
+   * One POST; success is a 2xx status within the timeout, or what `readAnswer` makes of the
+   * answer when a format reads it. Never throws.
+   */
+  async send(outgoing: OutgoingRequest, readAnswer?: AnswerReader): Promise<AttemptOutcome> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -79,6 +72,10 @@ export class Sender {
         signal: controller.signal,
       });
       const responseTimeMs = elapsed();
+      if (readAnswer) {
+        const answer = readAnswer(response.statusCode, await readBounded(response.body, ANSWER_READ_LIMIT));
+        return { statusCode: response.statusCode, responseTimeMs, success: answer.success, error: answer.error?.slice(0, MAX_ERROR_LENGTH) ?? null };
+      }
       await response.body.dump({ limit: RESPONSE_DRAIN_LIMIT }).catch(() => {});
       const success = response.statusCode >= 200 && response.statusCode < 300;
       return {
@@ -104,6 +101,21 @@ export class Sender {
   }
 }
 
+/** The first `limit` bytes of an answer's body as text; the rest is read and dropped (the connection stays reusable). */
+async function readBounded(body: AsyncIterable<Buffer>, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      if (size < limit) chunks.push(chunk.subarray(0, limit - size));
+      size += chunk.length;
+    }
+  } catch {
+    // A body cut short: what came is enough to read.
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /**
  * One attempt of a stored envelope in a webhook's format: the body is rendered, then `request`
  * gives the URL and the headers signed over that body. A body that cannot be rendered is a failed
@@ -111,16 +123,21 @@ export class Sender {
  */
 export async function sendInFormat(
   sender: Pick<Sender, 'send'>, format: string, envelopeJson: string,
-  request: (body: string) => Omit<OutgoingRequest, 'body'>,
+  request: (body: string) => Omit<OutgoingRequest, 'body'>, context: RenderContext,
 ): Promise<AttemptOutcome> {
   let body: string;
   try {
-    body = renderBodyOrFail(format, envelopeJson);
+    body = renderBodyOrFail(format, envelopeJson, context);
   } catch (error) {
-    if (!(error instanceof RenderError)) throw error;
-    return { statusCode: 0, responseTimeMs: 0, success: false, error: error.message.slice(0, MAX_ERROR_LENGTH) };
+    return renderFailure(error);
   }
   return sender.send({ ...request(body), body });
+}
+
+/** The outcome of an attempt whose body could not be rendered; any other error is thrown again. */
+export function renderFailure(error: unknown): AttemptOutcome {
+  if (!(error instanceof RenderError)) throw error;
+  return { statusCode: 0, responseTimeMs: 0, success: false, error: error.message.slice(0, MAX_ERROR_LENGTH) };
 }
 
 function readCaFile(path: string): string {

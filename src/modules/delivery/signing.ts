@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { hmacSha256Hex } from '../../kernel/crypto.js';
+import { USER_AGENT } from './transport/transport.js';
 
 const SECRET_PREFIX = 'whsec_';
 
@@ -61,8 +62,6 @@ export interface DeliveryTarget extends SigningKeys {
   headers: Record<string, string>;
   auth_token: string;
 }
-
-const USER_AGENT = 'UsageGovernance-Webhooks/1';
 
 /** Every header of one attempt: the webhook's custom headers, its bearer token, then the signed ones. */
 export function deliveryHeaders(target: DeliveryTarget, message: DeliveryMessage): Record<string, string> {

@@ -8,8 +8,10 @@ import type { EventType } from '../../platform/outbox/event-types.js';
 import type { EventEnvelope } from '../../platform/outbox/outbox.js';
 import { recordAttempts } from '../delivery/history.js';
 import { requeueEvent } from '../delivery/queue.js';
-import { type Sender, sendInFormat } from '../delivery/sender.js';
-import { deliveryHeaders } from '../delivery/signing.js';
+import type { Transports } from '../delivery/batched-formats.js';
+import { renderBodyOrFail, renderContext } from '../delivery/formats/formats.js';
+import { sendEvent } from '../delivery/send-event.js';
+import type { WebhookFormat } from '../../kernel/vocabulary.js';
 import { openWebhookSecrets } from '../delivery/secrets.js';
 import { findDelivery, findWebhook, listDeliveries, lockStoredEvent, toDeliveryResponse } from './webhooks.repo.js';
 
@@ -30,7 +32,7 @@ export async function deliveryHistory(deps: Deps, ctx: RequestContext, webhookId
  * webhook can be tested too (to check a receiver before enabling it again).
  */
 export async function testWebhook(
-  deps: Deps, sender: Sender, sampleEvent: SampleEvent, ctx: RequestContext, webhookId: string, eventType: EventType,
+  deps: Deps, transports: Transports, sampleEvent: SampleEvent, ctx: RequestContext, webhookId: string, eventType: EventType,
 ) {
   const keys = await deps.keyring.forTenant(ctx.tenantId);
   const stored = await findWebhook(deps.store.db, ctx.tenantId, webhookId);
@@ -39,10 +41,8 @@ export async function testWebhook(
   const attemptedAt = deps.clock.now();
   const envelope = sampleEvent(eventType, ctx.tenantId, attemptedAt);
   const deliveryId = prefixedId('dlv', attemptedAt.getTime());
-  const outcome = await sendInFormat(sender, webhook.format, JSON.stringify(envelope), (body) => ({
-    url: webhook.url,
-    headers: deliveryHeaders(webhook, { deliveryId, eventId: envelope.id, eventType, body, now: attemptedAt }),
-  }));
+  const outcome = await sendEvent(transports, webhook, JSON.stringify(envelope),
+    { deliveryId, eventId: envelope.id, eventType, now: attemptedAt }, renderContext(deps.config));
   await recordAttempts(deps.store.db, [{
     tenantId: ctx.tenantId, webhookId, deliveryId, eventId: envelope.id, eventType, attempt: 1, isTest: true,
     format: webhook.format, attemptedAt, outcome,
@@ -55,6 +55,16 @@ export async function testWebhook(
     delivery_id: deliveryId,
     ...(outcome.error === null ? {} : { error: outcome.error }),
   };
+}
+
+/**
+ * The body a receiver of `format` gets for the catalog's sample of `eventType` (fresh ids, now,
+ * the caller's tenant), rendered by the code that renders deliveries: for a batched format, a
+ * batch of one event.
+ */
+export function formatSample(deps: Deps, sampleEvent: SampleEvent, ctx: RequestContext, format: WebhookFormat, eventType: EventType) {
+  const envelope = sampleEvent(eventType, ctx.tenantId, deps.clock.now());
+  return { format, event_type: eventType, body: renderBodyOrFail(format, JSON.stringify(envelope), renderContext(deps.config)) };
 }
 
 /** Queues the event of a past delivery again, now, as a new chain of attempts over the same bytes. */

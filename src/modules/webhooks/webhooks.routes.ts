@@ -2,20 +2,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../platform/deps.js';
 import { setPageHeaders, toPage } from '../../kernel/paging/pagination.js';
 import { errorResponses, NoContent, ref } from '../../kernel/schemas.js';
-import { Sender } from '../delivery/sender.js';
-import { deliveryHistory, redeliver, type SampleEvent, testWebhook } from './webhook-deliveries.service.js';
+import { Transports } from '../delivery/batched-formats.js';
+import { deliveryHistory, formatSample, redeliver, type SampleEvent, testWebhook } from './webhook-deliveries.service.js';
 import {
-  CreatedWebhookSchema, CreateWebhookBody, DeliveriesQuery, DeliveryList, DeliveryParams, ListWebhooksQuery,
-  RedeliveryAccepted, RotatedSecret, TestResult, TestWebhookBody, UpdateWebhookBody, WebhookList, WebhookParams,
-  WebhookSchema,
+  CreatedWebhookSchema, CreateWebhookBody, DeliveriesQuery, DeliveryList, DeliveryParams, FormatSample, FormatSampleParams,
+  FormatSampleQuery, ListWebhooksQuery, RedeliveryAccepted, RotatedSecret, TestResult, TestWebhookBody, UpdateWebhookBody,
+  WebhookList, WebhookParams, WebhookSchema,
 } from './webhooks.schemas.js';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateSigningSecret, updateWebhook } from './webhooks.service.js';
 
 /** Webhook configuration, tests and delivery history: admins only (routes without `access`). */
 /** `sampleEvent` comes from the event catalog: a test send delivers the catalog's sample. */
 export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; sampleEvent: SampleEvent }> = async (app, { deps, sampleEvent }) => {
-  const sender = new Sender(deps.config);
-  app.addHook('onClose', () => sender.close());
+  const transports = new Transports(deps.config);
+  app.addHook('onClose', () => transports.close());
   const tags = ['webhooks'];
 
   app.post('/webhooks', {
@@ -91,7 +91,21 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; sampleEvent
       body: ref(TestWebhookBody),
       response: { 200: ref(TestResult) },
     },
-  }, async (request) => testWebhook(deps, sender, sampleEvent, request.ctx, request.params.webhook_id, request.body.event_type));
+  }, async (request) => testWebhook(deps, transports, sampleEvent, request.ctx, request.params.webhook_id, request.body.event_type));
+
+  app.get('/webhooks/formats/:format/sample', {
+    schema: {
+      tags,
+      operationId: 'getWebhookFormatSample',
+      summary: 'Preview a delivery format',
+      description: 'The exact body a receiver of this format gets for the sample event of a type (default '
+        + '`interaction.created`), rendered as deliveries are. Nothing is sent.',
+      params: FormatSampleParams,
+      querystring: FormatSampleQuery,
+      response: { 200: ref(FormatSample) },
+    },
+  }, async (request) =>
+    formatSample(deps, sampleEvent, request.ctx, request.params.format, request.query.event_type ?? 'interaction.created'));
 
   app.get('/webhooks/:webhook_id/deliveries', {
     schema: {

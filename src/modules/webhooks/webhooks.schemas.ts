@@ -9,7 +9,8 @@ export const EventTypeSchema = StringEnum(EVENT_TYPES);
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'An https:// URL whose host resolves only to public addresses' });
 const FormatDescription = 'The body of each delivery: `standard`, the service\'s event envelope; `ocsf`, the event as an OCSF 1.3 '
-  + 'event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet';
+  + 'event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as '
+  + '`Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet';
 export const WebhookFormatSchema = StringEnum(WEBHOOK_FORMATS, { description: FormatDescription });
 const Events = Type.Array(EventTypeSchema, { minItems: 1, maxItems: 100, description: 'Subscribed event types (at least one)' });
 const Description = Type.String({ maxLength: 1000 });
@@ -17,7 +18,10 @@ const Headers = Type.Record(Type.String(), Type.String({ maxLength: 2000 }), {
   maxProperties: 30,
   description: 'Custom headers sent with each delivery; they may not replace the service\'s own headers',
 });
-const AuthToken = Type.String({ maxLength: 2000, description: 'Sent as `Authorization: Bearer <auth_token>`; empty: none' });
+const AuthToken = Type.String({
+  maxLength: 2000,
+  description: 'Sent as `Authorization: Bearer <auth_token>` (`Splunk <auth_token>` for `splunk_hec`, which requires one); empty: none',
+});
 
 const WebhookInputFields = {
   url: Url,
@@ -132,6 +136,23 @@ export const TestResult = component('WebhookTestResult', Type.Object({
 }), {
   description: 'The outcome of a test delivery (also kept in the delivery history).',
   example: { delivered: true, status_code: 200, response_time_ms: 91, timestamp: '2026-03-02T09:20:00.000Z', delivery_id: EXAMPLE_IDS.delivery },
+});
+
+export const FormatSampleParams = Type.Object({ format: WebhookFormatSchema });
+export const FormatSampleQuery = Type.Object({
+  event_type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'The sample event to render (default `interaction.created`)' })),
+});
+export const FormatSample = component('WebhookFormatSample', Type.Object({
+  format: WebhookFormatSchema,
+  event_type: EventTypeSchema,
+  body: Type.String({ description: 'The body of a delivery of this one event, exactly as sent (JSON text)' }),
+}), {
+  description: "A delivery format's body for a sample event: what a receiver of that format gets.",
+  example: {
+    format: 'splunk_hec', event_type: 'audit.entry',
+    body: '{"time":1772443200.123,"host":"ugs.example.com","source":"ugs","sourcetype":"ugs:audit.entry","event":{"id":"evt_…",'
+      + '"timestamp":"2026-03-02T09:20:00.123Z","event_type":"audit.entry","tenant_id":"…","data":{…}}}',
+  },
 });
 
 export const RotatedSecret = component('WebhookSecret', Type.Object({

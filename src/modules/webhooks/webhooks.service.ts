@@ -15,7 +15,9 @@ import {
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhooks.schemas.js';
 import type { WebhooksTable } from '../../kernel/tables/webhooks.js';
 import type { WebhookFormat } from '../../kernel/vocabulary.js';
-import { checkAuthToken, checkCustomHeaders, checkUrlShape, checkWebhookUrl, uniqueEvents } from './webhooks.validation.js';
+import {
+  checkAuthToken, checkCustomHeaders, checkTokenForFormat, checkUrlShape, checkWebhookUrl, uniqueEvents,
+} from './webhooks.validation.js';
 
 /** How long the secret before a rotation keeps signing beside the new one. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -25,6 +27,7 @@ export async function createWebhook(deps: Deps, ctx: RequestContext, input: Crea
   const url = await checkWebhookUrl(deps.config, input.url, format);
   const headers = checkCustomHeaders(input.headers ?? {});
   const authToken = checkAuthToken(input.auth_token ?? '');
+  checkTokenForFormat(format, authToken);
   const events = uniqueEvents(input.events);
   const now = deps.clock.now();
   const signingSecret = newSigningSecret();
@@ -117,6 +120,7 @@ export async function updateWebhook(deps: Deps, ctx: RequestContext, id: string,
       checkUrlShape(patch.url ?? stored.url, (patch.format ?? stored.format) as WebhookFormat);
     }
     const current = openWebhookSecrets(keys, stored);
+    checkTokenForFormat((patch.format ?? stored.format) as WebhookFormat, authToken ?? current.auth_token);
     if (headers !== undefined || authToken !== undefined || !stored.secrets_sealed) {
       Object.assign(patch, sealWebhookSecrets(keys, {
         ...current, headers: headers ?? current.headers, auth_token: authToken ?? current.auth_token,

@@ -8,6 +8,7 @@ import { checkTargetHost } from '../delivery/target-guard.js';
 const FORMAT_SCHEMES: Record<WebhookFormat, { protocol: string; shape: string }> = {
   standard: { protocol: 'https:', shape: 'an https:// URL' },
   ocsf: { protocol: 'https:', shape: 'an https:// URL' },
+  splunk_hec: { protocol: 'https:', shape: 'an https:// URL' },
 };
 
 /**
@@ -71,6 +72,17 @@ export function checkCustomHeaders(headers: Record<string, string>): Record<stri
 export function checkAuthToken(token: string): string {
   if (!/^[\x21-\x7e]*$/.test(token)) throw validationError('body.auth_token', 'must be printable ASCII without spaces');
   return token;
+}
+
+/** Formats whose receiver refuses every request without a token: a webhook of one always has one. */
+const TOKEN_REQUIRED: Partial<Record<WebhookFormat, string>> = {
+  splunk_hec: 'is required for the splunk_hec format: the HEC token, sent as `Authorization: Splunk <token>`',
+};
+
+/** A webhook's format and token as they will be stored: a format that needs a token gets one. */
+export function checkTokenForFormat(format: WebhookFormat, token: string): void {
+  const required = TOKEN_REQUIRED[format];
+  if (required && token === '') throw validationError('body.auth_token', required);
 }
 
 /** The subscribed types, each once, in the order given. */

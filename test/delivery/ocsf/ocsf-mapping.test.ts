@@ -7,6 +7,8 @@ import { sendInFormat } from '../../../src/modules/delivery/sender.js';
 import { EVENT_TYPES, type EventType } from '../../../src/platform/outbox/event-types.js';
 import { ocsfValidator } from './ocsf-schemas.js';
 
+const CONTEXT = { host: 'ugs.example.com' };
+
 const check = ocsfValidator();
 const TENANT = '01935c1e-7a40-7c1a-9b2e-3f4d5a6b7c8d';
 
@@ -195,15 +197,15 @@ describe('the OCSF mapping of the event catalog', () => {
     const classified = sampleOf('interaction.classified');
     const values = ((classified.data as { classifications: Array<{ value: string }> }).classifications).map((c) => c.value);
     expect(values.length).toBeGreaterThan(0);
-    const sent = renderBody('ocsf', JSON.stringify(classified));
+    const sent = renderBody('ocsf', JSON.stringify(classified), CONTEXT);
     for (const value of values) expect(sent).not.toContain(value);
     expect(sent).toContain('CREDIT_CARD');
   });
 
   it('is a pure function of the envelope: the same envelope gives the same bytes', () => {
     const sample = sampleOf('interaction.classified');
-    expect(renderBody('ocsf', JSON.stringify(sample))).toBe(renderBody('ocsf', JSON.stringify(structuredClone(sample))));
-    expect(renderBody('standard', JSON.stringify(sample))).toBe(JSON.stringify(sample));
+    expect(renderBody('ocsf', JSON.stringify(sample), CONTEXT)).toBe(renderBody('ocsf', JSON.stringify(structuredClone(sample)), CONTEXT));
+    expect(renderBody('standard', JSON.stringify(sample), CONTEXT)).toBe(JSON.stringify(sample));
   });
 });
 
@@ -235,12 +237,12 @@ describe('sending in a format', () => {
   it('records an event that cannot be written in the format as a failed attempt that sent nothing', async () => {
     const sent: unknown[] = [];
     const sender = { send: async (request: unknown) => (sent.push(request), { statusCode: 200, responseTimeMs: 1, success: true, error: null }) };
-    const outcome = await sendInFormat(sender, 'ocsf', '{"id":"evt_1","event_type":"user.invited"}', () => ({ url: 'https://x.test/', headers: {} }));
+    const outcome = await sendInFormat(sender, 'ocsf', '{"id":"evt_1","event_type":"user.invited"}', () => ({ url: 'https://x.test/', headers: {} }), CONTEXT);
     expect(outcome).toMatchObject({ statusCode: 0, success: false, error: expect.stringContaining('could not be written in the ocsf format') });
     expect(sent).toEqual([]);
-    const garbled = await sendInFormat(sender, 'ocsf', '{"id":"evt_1","data":"4111 1111', () => ({ url: 'https://x.test/', headers: {} }));
+    const garbled = await sendInFormat(sender, 'ocsf', '{"id":"evt_1","data":"4111 1111', () => ({ url: 'https://x.test/', headers: {} }), CONTEXT);
     expect(garbled.error).toBe('the event could not be written in the ocsf format: the stored event is not JSON');
-    const ok = await sendInFormat(sender, 'ocsf', JSON.stringify(sampleOf('user.invited')), (body) => ({ url: 'https://x.test/', headers: { length: String(body.length) } }));
+    const ok = await sendInFormat(sender, 'ocsf', JSON.stringify(sampleOf('user.invited')), (body) => ({ url: 'https://x.test/', headers: { length: String(body.length) } }), CONTEXT);
     expect(ok.success).toBe(true);
     expect(sent).toHaveLength(1);
   });

@@ -4,7 +4,8 @@ import { ErrorBanner, Field } from '../../components/ui.js';
 import { PLAIN_LABEL } from '../../components/plain-label.js';
 import { EventCheckboxes } from './event-checkboxes.js';
 import { HeadersEditor, headersToRows, rowsToHeaders } from './headers-editor.js';
-import { WEBHOOK_FORMATS, type WebhookFormat } from './formats.js';
+import { FormatPreview } from './format-preview.js';
+import { needsToken, WEBHOOK_FORMATS, type WebhookFormat } from './formats.js';
 import type { EventType, Webhook, WebhookCreate, WebhookUpdate } from './types.js';
 
 /**
@@ -26,12 +27,15 @@ export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: {
   const [authToken, setAuthToken] = useState('');
   const [removeAuthToken, setRemoveAuthToken] = useState(false);
   const save = useMutation({ mutationFn: onSubmit });
+  const tokenRequired = needsToken(format);
+  // A token is kept on edit when the field is left empty; a new webhook of such a format must be given one.
+  const tokenMissing = tokenRequired && !webhook?.has_auth_token;
 
   function submit(event: FormEvent) {
     event.preventDefault();
     const body: WebhookCreate & WebhookUpdate = { url, format, description, events, headers: rowsToHeaders(headers) };
     if (webhook) body.active = active;
-    if (removeAuthToken) body.auth_token = '';
+    if (removeAuthToken && !tokenRequired) body.auth_token = '';
     else if (authToken !== '') body.auth_token = authToken;
     save.mutate(body);
   }
@@ -47,6 +51,7 @@ export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: {
           {WEBHOOK_FORMATS.map((f) => <option key={f.value} value={f.value}>{f.label}</option>)}
         </select>
       </Field>
+      <FormatPreview format={format} eventType={events[0] ?? 'interaction.created'} />
       <Field label="Description">
         <input value={description} maxLength={1000} onChange={(e) => setDescription(e.target.value)} />
       </Field>
@@ -60,10 +65,14 @@ export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: {
         </div>
       )}
       <HeadersEditor rows={headers} onChange={setHeaders} />
-      <Field label="Auth token (optional)" hint={webhook?.has_auth_token ? 'A token is set; leave empty to keep it' : 'Sent as Authorization: Bearer <token>'}>
-        <input type="password" autoComplete="off" value={authToken} disabled={removeAuthToken} onChange={(e) => setAuthToken(e.target.value)} />
+      <Field
+        label={tokenRequired ? 'HEC token' : 'Auth token (optional)'}
+        hint={webhook?.has_auth_token ? 'A token is set; leave empty to keep it'
+          : tokenRequired ? 'Required: sent as Authorization: Splunk <token>' : 'Sent as Authorization: Bearer <token>'}
+      >
+        <input type="password" autoComplete="off" value={authToken} required={tokenMissing} disabled={removeAuthToken && !tokenRequired} onChange={(e) => setAuthToken(e.target.value)} />
       </Field>
-      {webhook?.has_auth_token && (
+      {webhook?.has_auth_token && !tokenRequired && (
         <div className="field">
           <label className="checkbox" style={PLAIN_LABEL}>
             <input type="checkbox" checked={removeAuthToken} onChange={(e) => setRemoveAuthToken(e.target.checked)} />

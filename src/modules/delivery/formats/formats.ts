@@ -1,14 +1,30 @@
+import type { Config } from '../../../config/config.js';
 import type { WebhookFormat } from '../../../kernel/vocabulary.js';
 import { type StoredEnvelope, toOcsfEvent } from './ocsf.js';
+import { toHecEvent } from './splunk-hec.js';
+
+/** What a body may name of the service besides the event: the host name HEC events carry. */
+export interface RenderContext {
+  host: string;
+}
+
+/** The service's host name as receivers should see it: that of `PUBLIC_BASE_URL`, the same on every replica. */
+export function renderContext(config: Readonly<Config>): RenderContext {
+  return { host: new URL(config.server.publicBaseUrl).hostname };
+}
 
 /**
  * The body a webhook of `format` is sent for a stored envelope (its JSON text): `standard`, those
- * very bytes; `ocsf`, the envelope's OCSF event. Every header, signatures included, is computed
- * over what this returns. A value this release does not know is sent as `standard`.
+ * very bytes; `ocsf`, the envelope's OCSF event; `splunk_hec`, its HEC event (one of a batch's
+ * bodies). Every header, signatures included, is computed over what this returns. A value this
+ * release does not know is sent as `standard`.
  */
-export function renderBody(format: string, envelopeJson: string): string {
-  if ((format as WebhookFormat) === 'ocsf') return JSON.stringify(toOcsfEvent(JSON.parse(envelopeJson) as StoredEnvelope));
-  return envelopeJson;
+export function renderBody(format: string, envelopeJson: string, context: RenderContext): string {
+  switch (format as WebhookFormat) {
+    case 'ocsf': return JSON.stringify(toOcsfEvent(JSON.parse(envelopeJson) as StoredEnvelope));
+    case 'splunk_hec': return toHecEvent(envelopeJson, context.host);
+    default: return envelopeJson;
+  }
 }
 
 /** An attempt whose body could not be made: recorded as failed (never sent), so that it is retried and visible. */
@@ -21,9 +37,9 @@ export class RenderError extends Error {
 }
 
 /** `renderBody`, its failure as a `RenderError`. */
-export function renderBodyOrFail(format: string, envelopeJson: string): string {
+export function renderBodyOrFail(format: string, envelopeJson: string, context: RenderContext): string {
   try {
-    return renderBody(format, envelopeJson);
+    return renderBody(format, envelopeJson, context);
   } catch (error) {
     throw new RenderError(format, error);
   }
