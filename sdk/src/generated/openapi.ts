@@ -4133,10 +4133,10 @@ export interface components {
             id: string;
             url: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md), both JSON over HTTPS, signed the same way; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token). `splunk_hec` is not available yet
              * @enum {string}
              */
-            format: "standard" | "ocsf";
+            format: "standard" | "ocsf" | "syslog";
             events: string[];
             active: boolean;
             description: string;
@@ -4175,10 +4175,10 @@ export interface components {
             /** @description An https:// URL whose host resolves only to public addresses */
             url: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet. A create without it: `standard`
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md), both JSON over HTTPS, signed the same way; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token). `splunk_hec` is not available yet. A create without it: `standard`
              * @enum {string}
              */
-            format?: "standard" | "ocsf";
+            format?: "standard" | "ocsf" | "syslog";
             /** @description Subscribed event types (at least one) */
             events: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry")[];
             description?: string;
@@ -4204,10 +4204,10 @@ export interface components {
             /** @description An https:// URL whose host resolves only to public addresses */
             url?: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet. A create without it: `standard`
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md), both JSON over HTTPS, signed the same way; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token). `splunk_hec` is not available yet. A create without it: `standard`
              * @enum {string}
              */
-            format?: "standard" | "ocsf";
+            format?: "standard" | "ocsf" | "syslog";
             /** @description Subscribed event types (at least one) */
             events?: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry")[];
             description?: string;
@@ -4249,10 +4249,10 @@ export interface components {
             id: string;
             url: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md), both JSON over HTTPS, signed the same way; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token). `splunk_hec` is not available yet
              * @enum {string}
              */
-            format: "standard" | "ocsf";
+            format: "standard" | "ocsf" | "syslog";
             events: string[];
             active: boolean;
             description: string;
@@ -4338,7 +4338,7 @@ export interface components {
              * @description The body format the attempt was sent in: its webhook's format at that moment
              * @enum {string}
              */
-            format: "standard" | "ocsf";
+            format: "standard" | "ocsf" | "syslog";
             /** @description HTTP status of the answer; 0 when none came */
             status_code: number;
             response_time_ms: number;

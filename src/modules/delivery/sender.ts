@@ -6,6 +6,8 @@ import { Agent, buildConnector, request } from 'undici';
 import { type Config, ConfigError } from '../../config/config.js';
 import { BlockedTargetError, blockedAddressReason, guardedLookup } from './target-guard.js';
 import { RenderError, renderBodyOrFail } from './formats/formats.js';
+import { parseSyslogUrl, SYSLOG_PROTOCOL } from './syslog/syslog-url.js';
+import { SyslogTransport } from './syslog/transport.js';
 
 /** What one attempt gave: `status_code` 0 when no HTTP answer came. */
 export interface AttemptOutcome {
@@ -29,10 +31,12 @@ const RESPONSE_DRAIN_LIMIT = 64 * 1024;
  * `WEBHOOK_CA_FILE`), no redirects followed, every address checked when a socket connects
  * (literal IPs here, resolved names in the socket's lookup, which hands the socket the address
  * it checked), unless private targets are allowed. Connections are kept alive per origin and
- * reused; each new one passes the same checks.
+ * reused; each new one passes the same checks. A `syslog+tls://` URL (the `syslog` format) goes
+ * through the syslog transport instead, with the same certificates, address rules and timeout.
  */
 export class Sender {
   private readonly agent: Agent;
+  private readonly syslog: SyslogTransport;
   private readonly timeoutMs: number;
 
   constructor(config: Readonly<Config>) {
@@ -48,6 +52,7 @@ export class Sender {
       rejectUnauthorized: true,
       timeout: this.timeoutMs,
     });
+    this.syslog = new SyslogTransport({ secureContext, allowPrivateTargets: allowPrivate, timeoutMs: this.timeoutMs });
     this.agent = new Agent({
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
@@ -60,8 +65,12 @@ export class Sender {
     });
   }
 
-  /** One POST; success is a 2xx status within the timeout. Never throws. */
+  /**
+   * One POST; success is a 2xx status within the timeout. For a syslog URL, the body (a syslog
+   * message) written and flushed within the timeout; headers are HTTP's and not sent. Never throws.
+   */
   async send(outgoing: OutgoingRequest): Promise<AttemptOutcome> {
+    if (outgoing.url.startsWith(SYSLOG_PROTOCOL)) return this.syslog.send(parseSyslogUrl(outgoing.url), [outgoing.body]);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -99,8 +108,8 @@ export class Sender {
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    await Promise.all([this.agent.close(), this.syslog.close()]);
   }
 }
 

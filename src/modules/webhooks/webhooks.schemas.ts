@@ -9,7 +9,8 @@ export const EventTypeSchema = StringEnum(EVENT_TYPES);
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'An https:// URL whose host resolves only to public addresses' });
 const FormatDescription = 'The body of each delivery: `standard`, the service\'s event envelope; `ocsf`, the event as an OCSF 1.3 '
-  + 'event (docs/siem.md). Both are JSON over HTTPS, signed the same way. `splunk_hec` and `syslog` are not available yet';
+  + 'event (docs/siem.md), both JSON over HTTPS, signed the same way; `syslog`, each event as a CEF line in an RFC 5424 '
+  + 'message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token). `splunk_hec` is not available yet';
 export const WebhookFormatSchema = StringEnum(WEBHOOK_FORMATS, { description: FormatDescription });
 const Events = Type.Array(EventTypeSchema, { minItems: 1, maxItems: 100, description: 'Subscribed event types (at least one)' });
 const Description = Type.String({ maxLength: 1000 });

@@ -6,6 +6,7 @@ export type WebhookFormat = Webhook['format'];
 export const WEBHOOK_FORMATS: ReadonlyArray<{ value: WebhookFormat; label: string; hint: string }> = [
   { value: 'standard', label: 'Standard', hint: "The service's event envelope as JSON" },
   { value: 'ocsf', label: 'OCSF 1.3', hint: 'Each event as an OCSF 1.3 event, for a SIEM (Splunk, Sentinel, Elastic, QRadar)' },
+  { value: 'syslog', label: 'Syslog (CEF)', hint: 'Each event as a CEF line in an RFC 5424 syslog message over TLS, to syslog+tls://host:port' },
 ];
 
 export const formatLabel = (format: WebhookFormat) => WEBHOOK_FORMATS.find((f) => f.value === format)?.label ?? format;

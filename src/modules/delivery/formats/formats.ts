@@ -1,13 +1,16 @@
 import type { WebhookFormat } from '../../../kernel/vocabulary.js';
 import { type StoredEnvelope, toOcsfEvent } from './ocsf.js';
+import { renderSyslog } from './syslog.js';
 
 /**
  * The body a webhook of `format` is sent for a stored envelope (its JSON text): `standard`, those
- * very bytes; `ocsf`, the envelope's OCSF event. Every header, signatures included, is computed
+ * very bytes; `ocsf`, the envelope's OCSF event; `syslog`, an RFC 5424 message whose text is the
+ * envelope's CEF line (unframed: the transport frames it). Every header, signatures included, is computed
  * over what this returns. A value this release does not know is sent as `standard`.
  */
 export function renderBody(format: string, envelopeJson: string): string {
   if ((format as WebhookFormat) === 'ocsf') return JSON.stringify(toOcsfEvent(JSON.parse(envelopeJson) as StoredEnvelope));
+  if ((format as WebhookFormat) === 'syslog') return renderSyslog(envelopeJson);
   return envelopeJson;
 }
 
