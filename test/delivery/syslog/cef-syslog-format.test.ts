@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EVENT_CATALOG } from '../../../src/edge/event-catalog/event-catalog.js';
 import { renderBody } from '../../../src/modules/delivery/formats/formats.js';
@@ -138,6 +139,12 @@ describe('RFC 5424 and RFC 5425', () => {
     expect(frame.toString('utf8')).toBe(`${Buffer.byteLength(message)} ${message}`);
     expect(Buffer.byteLength(message)).toBeGreaterThan(message.length);
     expect(splitOctetCounted(Buffer.concat([frame, octetCountingFrame('second'), frame]))).toEqual([message, 'second', message]);
+  });
+
+  it('is the message docs/siem.md shows for the catalog\'s alert.created', () => {
+    const doc = readFileSync(new URL('../../../docs/siem.md', import.meta.url), 'utf8');
+    const shown = /### The message\n\n```text\n(.*)\n```/.exec(doc)?.[1];
+    expect(shown).toBe(renderSyslog(JSON.stringify(sampleOf('alert.created')), { hostname: 'ugs-worker-1', procId: '4242' }));
   });
 
   it('parses a stored syslog+tls URL into its host and port', () => {

@@ -29,6 +29,8 @@ export class SyslogConnection {
   private socket: TLSSocket | undefined;
   private pending: TLSSocket | undefined;
   private connecting: Promise<TLSSocket> | undefined;
+  /** Per socket, the sends whose bytes are not flushed yet: failed at once if it closes. */
+  private readonly unwritten = new WeakMap<TLSSocket, Set<(error: Error) => void>>();
   private failures = 0;
   private retryAt = 0;
   private lastError = '';
@@ -42,10 +44,10 @@ export class SyslogConnection {
   async write(bytes: Buffer, remainingMs: () => number): Promise<void> {
     const socket = await this.ready(remainingMs());
     await new Promise<void>((resolve, reject) => {
-      const onClose = () => reject(new Error('the receiver closed the connection before the message was written'));
-      socket.once('close', onClose);
+      const unwritten = this.unwritten.get(socket);
+      unwritten?.add(reject);
       socket.write(bytes, (error) => {
-        socket.off('close', onClose);
+        unwritten?.delete(reject);
         if (error) reject(error);
         else resolve();
       });
@@ -146,8 +148,12 @@ export class SyslogConnection {
       this.lastError = describeSocketError(error);
     });
     // Closed by the receiver (a restart) or by us: the next send connects again, without waiting.
+    const unwritten = new Set<(error: Error) => void>();
+    this.unwritten.set(socket, unwritten);
     socket.on('close', () => {
       if (this.socket === socket) this.socket = undefined;
+      for (const reject of unwritten) reject(new Error('the connection closed before the message was written'));
+      unwritten.clear();
     });
     this.socket = socket;
     this.failures = 0;
