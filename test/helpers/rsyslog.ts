@@ -34,9 +34,10 @@ export interface RsyslogRecord {
 /**
  * A real rsyslogd of its own: imtcp with TLS (GnuTLS, anonymous client authentication, the
  * server's certificate from the test CA) on a free loopback port, in the foreground, with its own
- * configuration, pid file and work folder in a temp folder, and no other input (no system
- * socket). Each message it receives is written, one JSON line each, with its raw text and
- * rsyslog's parse of it. Stop and start again keep the port and the file.
+ * configuration (`-f`), pid file (`-i`) and work folder in a temp folder. Only imtcp is loaded: no
+ * imuxsock, so it opens no system socket (/dev/log), and no imklog. Each message it receives is
+ * written, one JSON line each, with its raw text and rsyslog's parse of it. Stop and start again
+ * keep the port and the file.
  */
 export class RsyslogReceiver {
   private child: ChildProcess | undefined;

@@ -4172,7 +4172,7 @@ export interface components {
          *     }
          */
         WebhookCreate: {
-            /** @description An https:// URL whose host resolves only to public addresses */
+            /** @description An https:// URL (for the syslog format, syslog+tls://host:port) whose host resolves only to public addresses */
             url: string;
             /**
              * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md), both JSON over HTTPS, signed the same way; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token). `splunk_hec` is not available yet. A create without it: `standard`
@@ -4201,7 +4201,7 @@ export interface components {
          *     }
          */
         WebhookUpdate: {
-            /** @description An https:// URL whose host resolves only to public addresses */
+            /** @description An https:// URL (for the syslog format, syslog+tls://host:port) whose host resolves only to public addresses */
             url?: string;
             /**
              * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event (docs/siem.md), both JSON over HTTPS, signed the same way; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token). `splunk_hec` is not available yet. A create without it: `standard`

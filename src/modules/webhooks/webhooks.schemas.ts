@@ -7,7 +7,7 @@ import { WEBHOOK_FORMATS } from '../../kernel/vocabulary.js';
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES);
 
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'An https:// URL whose host resolves only to public addresses' });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'An https:// URL (for the syslog format, syslog+tls://host:port) whose host resolves only to public addresses' });
 const FormatDescription = 'The body of each delivery: `standard`, the service\'s event envelope; `ocsf`, the event as an OCSF 1.3 '
   + 'event (docs/siem.md), both JSON over HTTPS, signed the same way; `syslog`, each event as a CEF line in an RFC 5424 '
   + 'message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token). `splunk_hec` is not available yet';

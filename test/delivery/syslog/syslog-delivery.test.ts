@@ -33,6 +33,9 @@ function watchConnections(port: number) {
   return { sockets, stop: () => unsubscribe('net.client.socket', onSocket) };
 }
 
+/** How long a delivery and its recording may take on a loaded machine. */
+const WAIT = { timeout: 15_000 };
+
 interface Delivery {
   event_id: string;
   success: boolean;
@@ -47,10 +50,11 @@ describe.skipIf(rsyslogMissing !== null).each(STORES)('syslog webhooks into rsys
   const receivers: RsyslogReceiver[] = [];
   let h: Harness;
   beforeAll(async () => {
-    // Seven attempts over about 13 s: room for a receiver to come back between two of them.
+    // Seven attempts over about 13 s: room for a receiver to come back between two of them. The
+    // timeout is the service's default, which a loaded machine's TLS handshakes stay within.
     h = await Harness.start(kind, {
       workers: true,
-      env: deliveryEnv(certificates, { WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_RETRY_DELAYS_MS: '0,200,400,800,1600,3200,6400' }),
+      env: deliveryEnv(certificates, { WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_RETRY_DELAYS_MS: '0,200,400,800,1600,3200,6400' }),
     });
   });
   afterAll(async () => {
@@ -96,12 +100,14 @@ describe.skipIf(rsyslogMissing !== null).each(STORES)('syslog webhooks into rsys
     expect(of('user.invited')[0]!.extension.duser).toEqual(expect.any(String));
     expect(of('audit.entry').map((cef) => cef.extension.act)).toContain('webhook.created');
 
-    // The history: one successful attempt per event received, status_code 0 (no answer in syslog), format syslog.
-    await expect.poll(async () => new Set((await history(t, webhook.id)).map((d) => d.event_id))).toEqual(received);
+    // The history: a successful attempt for each event received and for no other, status_code 0 (no
+    // answer in syslog), format syslog. (A loaded machine may add a failed attempt that was retried.)
+    const delivered = async () => (await history(t, webhook.id)).filter((d) => d.success).map((d) => d.event_id);
+    await expect.poll(async () => new Set(await delivered()), WAIT).toEqual(received);
+    expect(await delivered()).toHaveLength(received.size);
     const attempts = await history(t, webhook.id);
-    expect(attempts).toHaveLength(received.size);
-    expect(new Set(attempts.map((d) => [d.success, d.status_code, d.format].join()))).toEqual(new Set(['true,0,syslog']));
-  });
+    expect(new Set(attempts.map((d) => [d.status_code, d.format].join()))).toEqual(new Set(['0,syslog']));
+  }, 120_000);
 
   it('delivers hostile values intact and never a detected value: escaping and octet counting hold at a real receiver', async () => {
     const receiver = await rsyslog();
@@ -130,20 +136,25 @@ describe.skipIf(rsyslogMissing !== null).each(STORES)('syslog webhooks into rsys
     try {
       const t = await h.tenant();
       const webhook = await createWebhook(h, t, { url: receiver.url(), format: 'syslog', events: ['alert.created'] });
-      for (let i = 1; i <= 3; i += 1) {
+      await emitSample(t, 'alert.created');
+      await receiver.waitFor((records) => records.length >= 1);
+      const opened = connections.sockets.length;
+      expect(opened).toBeGreaterThanOrEqual(1);
+      for (let i = 2; i <= 4; i += 1) {
         await emitSample(t, 'alert.created');
         await receiver.waitFor((records) => records.length >= i);
       }
-      expect(connections.sockets).toHaveLength(1);
+      expect(connections.sockets).toHaveLength(opened);
 
       await receiver.pause();
       await receiver.resume();
       // The receiver closed the connection: the transport sees it before the next send.
-      await expect.poll(() => connections.sockets[0]!.destroyed).toBe(true);
-      await emitSample(t, 'alert.created');
-      await receiver.waitFor((records) => records.length >= 4);
-      expect(connections.sockets).toHaveLength(2);
-      expect((await history(t, webhook.id)).every((d) => d.success && d.attempt === 1)).toBe(true);
+      await expect.poll(() => connections.sockets.every((socket) => socket.destroyed), WAIT).toBe(true);
+      const last = await emitSample(t, 'alert.created');
+      await receiver.waitFor((records) => records.length >= 5);
+      expect(connections.sockets.length).toBeGreaterThan(opened);
+      expect(readRecord(receiver.records()[4]!).cef.extension.externalId).toBe(last.id);
+      await expect.poll(async () => (await history(t, webhook.id)).filter((d) => d.success).length, WAIT).toBe(5);
     } finally {
       connections.stop();
     }
@@ -162,7 +173,7 @@ describe.skipIf(rsyslogMissing !== null).each(STORES)('syslog webhooks into rsys
 
     const [record] = await receiver.waitFor((records) => records.length >= 1, 20_000);
     expect(readRecord(record!).cef.extension.externalId).toBe(event.id);
-    await expect.poll(async () => (await history(t, webhook.id)).some((d) => d.success)).toBe(true);
+    await expect.poll(async () => (await history(t, webhook.id)).some((d) => d.success), WAIT).toBe(true);
     const attempts = await history(t, webhook.id);
     expect(attempts.every((d) => d.event_id === event.id && d.format === 'syslog' && d.status_code === 0)).toBe(true);
     const failed = attempts.filter((d) => !d.success);
@@ -178,13 +189,13 @@ describe.skipIf(rsyslogMissing !== null).each(STORES)('syslog webhooks into rsys
     const webhook = await createWebhook(h, t, { url: receiver.url(), format: 'syslog', events: ['alert.created'] });
     await emitSample(t, 'alert.created');
     await expect.poll(async () => (await h.call('GET', `/api/v1/webhooks/${webhook.id}`, { token: t.adminToken })).json().active,
-      { timeout: 30_000 }).toBe(false);
+      { timeout: 60_000 }).toBe(false);
     const attempts = await history(t, webhook.id);
     expect(attempts.map((d) => [d.attempt, d.success]).sort()).toEqual([1, 2, 3, 4, 5, 6, 7].map((n) => [n, false]));
     const disabled = await h.db.selectFrom('audit_log').select('details').where('tenant_id', '=', t.tenantId)
       .where('action', '=', 'webhook.disabled').where('target_id', '=', webhook.id).execute();
     expect(disabled).toHaveLength(1);
-  });
+  }, 120_000);
 
   it('refuses a receiver whose certificate no trusted CA issued: nothing is written, the attempt fails', async () => {
     const untrusted = await rsyslog(createTestCertificates());
@@ -193,7 +204,8 @@ describe.skipIf(rsyslogMissing !== null).each(STORES)('syslog webhooks into rsys
     const tested = await h.call('POST', `/api/v1/webhooks/${webhook.id}/test`, { token: t.adminToken, body: { event_type: 'alert.created' } });
     expect(tested.json()).toMatchObject({ delivered: false, status_code: 0, error: expect.stringMatching(/certificate|UNABLE_TO_VERIFY/i) });
     await emitSample(t, 'alert.created');
-    await expect.poll(async () => (await history(t, webhook.id)).filter((d) => !d.success).length).toBeGreaterThanOrEqual(2);
+    await expect.poll(async () => (await history(t, webhook.id)).filter((d) => !d.success).length, { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(2);
     expect(untrusted.records()).toEqual([]);
 
     // The same receiver with the trusted CA's certificate takes the test send.

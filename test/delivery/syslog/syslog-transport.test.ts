@@ -47,7 +47,7 @@ describe.skipIf(rsyslogMissing !== null)('the syslog transport', () => {
     const before = receiver.records().length;
     expect((await syslog.send(target(), [message(4)])).success).toBe(true);
     expect(syslog.openDestinations()).toEqual([`127.0.0.1:${receiver.port}`]);
-    await expect.poll(() => syslog.openDestinations()).toEqual([]);
+    await expect.poll(() => syslog.openDestinations(), { timeout: 10_000 }).toEqual([]);
     expect((await syslog.send(target(), [message(5)])).success).toBe(true);
     await receiver.waitFor((records) => records.length >= before + 2);
     expect(received(before)).toEqual([message(4), message(5)]);

@@ -43,6 +43,8 @@ export class SyslogConnection {
   /** Writes `bytes` in one write; resolves once they are flushed to the connection. */
   async write(bytes: Buffer, remainingMs: () => number): Promise<void> {
     const socket = await this.ready(remainingMs());
+    // The send gave up while this connection was being opened: its attempt is already a failure.
+    if (remainingMs() <= 0) throw new Error('the send timed out before the connection was ready');
     await new Promise<void>((resolve, reject) => {
       const unwritten = this.unwritten.get(socket);
       unwritten?.add(reject);
