@@ -87,9 +87,7 @@ export function escapeCefValue(value: string): string {
   return withoutControls(value, false).replace(/[\\=\n\r]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\${c}`));
 }
 
-// eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f]/g;
-// eslint-disable-next-line no-control-regex
 const CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f]/g;
 
 function withoutControls(value: string, breaksToo: boolean): string {
