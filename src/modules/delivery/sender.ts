@@ -70,7 +70,7 @@ export class Sender {
    * message) written and flushed within the timeout; headers are HTTP's and not sent. Never throws.
    */
   async send(outgoing: OutgoingRequest): Promise<AttemptOutcome> {
-    if (outgoing.url.startsWith(SYSLOG_PROTOCOL)) return this.syslog.send(parseSyslogUrl(outgoing.url), [outgoing.body]);
+    if (outgoing.url.startsWith(SYSLOG_PROTOCOL)) return this.sendSyslog(outgoing);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -106,6 +106,16 @@ export class Sender {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private async sendSyslog(outgoing: OutgoingRequest): Promise<AttemptOutcome> {
+    let target;
+    try {
+      target = parseSyslogUrl(outgoing.url);
+    } catch (error) {
+      return { statusCode: 0, responseTimeMs: 0, success: false, error: describeError(error) };
+    }
+    return this.syslog.send(target, [outgoing.body]);
   }
 
   async close(): Promise<void> {

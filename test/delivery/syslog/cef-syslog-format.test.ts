@@ -7,6 +7,8 @@ import { OCSF_PRODUCT, type StoredEnvelope } from '../../../src/modules/delivery
 import { renderSyslog, syslogSeverity } from '../../../src/modules/delivery/formats/syslog.js';
 import { escapeSdValue, octetCountingFrame } from '../../../src/modules/delivery/syslog/rfc5424.js';
 import { parseSyslogUrl } from '../../../src/modules/delivery/syslog/syslog-url.js';
+import { Sender } from '../../../src/modules/delivery/sender.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { EVENT_TYPES } from '../../../src/platform/outbox/event-types.js';
 import { parseCef, parseSyslogMessage, splitOctetCounted } from '../../helpers/syslog-parser.js';
 
@@ -151,5 +153,15 @@ describe('RFC 5424 and RFC 5425', () => {
     expect(parseSyslogUrl('syslog+tls://siem.example.com:6514')).toEqual({ host: 'siem.example.com', port: 6514 });
     expect(parseSyslogUrl('syslog+tls://[2001:db8::1]:514/')).toEqual({ host: '2001:db8::1', port: 514 });
     expect(() => parseSyslogUrl('syslog+tls://siem.example.com')).toThrow(/port/);
+  });
+
+  it('makes a stored syslog URL that is not one (changed behind the API\'s back) a failed attempt, not a crash', async () => {
+    const sender = new Sender(loadConfig({ LOG_LEVEL: 'silent' }));
+    try {
+      const outcome = await sender.send({ url: 'syslog+tls://siem.example.com/path', headers: {}, body: 'x' });
+      expect(outcome).toEqual({ statusCode: 0, responseTimeMs: 0, success: false, error: 'the URL must not have a path: syslog+tls://host:port' });
+    } finally {
+      await sender.close();
+    }
   });
 });
