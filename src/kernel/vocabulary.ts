@@ -9,10 +9,10 @@ export const POLICY_ACTIONS = ['block', 'coach', 'log'] as const;
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 /**
  * The body formats of a webhook's deliveries (docs/siem.md): `standard`, the service's envelope;
- * `ocsf`, an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, sent in batches.
- * `syslog` is announced, not built yet.
+ * `ocsf`, an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, sent in batches;
+ * `syslog`, a CEF line in an RFC 5424 message over TLS.
  */
-export const WEBHOOK_FORMATS = ['standard', 'ocsf', 'splunk_hec'] as const;
+export const WEBHOOK_FORMATS = ['standard', 'ocsf', 'splunk_hec', 'syslog'] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 /** A tenant's decision on an AI platform (docs/platforms.md); a platform never decided on is `unsanctioned`. */
 export const PLATFORM_STATUSES = ['sanctioned', 'unsanctioned', 'blocked'] as const;

@@ -123,6 +123,30 @@ describe.each(STORES)('webhook target addresses [%s]', (kind) => {
     expect(receiver.requests).toHaveLength(0);
   });
 
+  it('applies the same address rules to the syslog format: at create, at update, and when it connects', async () => {
+    const t = await h.tenant();
+    for (const host of ['127.0.0.1', '[::1]', 'localhost', '10.0.0.1', '169.254.169.254', '0x7f000001', '[::ffff:127.0.0.1]']) {
+      const url = `syslog+tls://${host}:6514`;
+      const response = await h.call('POST', '/api/v1/webhooks', { token: t.adminToken, body: { url, format: 'syslog', events: ['user.invited'] } });
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json(), url).toMatchObject({ code: 'validation_error', details: [{ path: 'body.url' }] });
+      expect(response.json().error, url).toContain(HINT);
+    }
+    const accepted = await createWebhook(h, t, { url: 'syslog+tls://93.184.215.14:6514', format: 'syslog', events: ['user.invited'] });
+    const moved = await h.call('PUT', `/api/v1/webhooks/${accepted.id}`, { token: t.adminToken, body: { url: 'syslog+tls://192.168.1.1:6514' } });
+    expect(moved.json()).toMatchObject({ code: 'validation_error', details: [{ path: 'body.url' }] });
+
+    // A host that turned private since: refused when connecting, by address and by name.
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const id = await retargeted(t, `syslog+tls://${host}:${receiver.port}`);
+      await h.db.updateTable('webhooks').set({ format: 'syslog' }).where('tenant_id', '=', t.tenantId).where('id', '=', id).execute();
+      const response = await h.call('POST', `/api/v1/webhooks/${id}/test`, { token: t.adminToken, body: { event_type: 'alert.created' } });
+      expect(response.json(), host).toMatchObject({ delivered: false, status_code: 0, error: expect.stringContaining(HINT) });
+      expect(response.json().error, host).toMatch(/is not public \(loopback\)/);
+    }
+    expect(receiver.requests).toHaveLength(0);
+  });
+
   it('refuses loopback targets when connecting (test operation): status_code 0 and an error, nothing received', async () => {
     const t = await h.tenant();
     for (const host of LOOPBACK_HOSTS) {
@@ -163,7 +187,8 @@ describe('address rule (property tests)', () => {
   };
   /** Whether every format refuses the host (the address rules are the same for all); a format that disagrees fails. */
   const refusedAtCreate = async (host: string) => {
-    const verdicts = await Promise.all(WEBHOOK_FORMATS.map((format) => checkWebhookUrl(strict, `https://${host}/hook`, format)
+    const urlFor = (format: string) => (format === 'syslog' ? `syslog+tls://${host}:6514` : `https://${host}/hook`);
+    const verdicts = await Promise.all(WEBHOOK_FORMATS.map((format) => checkWebhookUrl(strict, urlFor(format), format)
       .then(() => false, (error: unknown) => error instanceof AppError && error.code === 'validation_error')));
     expect(new Set(verdicts).size, host).toBe(1);
     return verdicts[0]!;

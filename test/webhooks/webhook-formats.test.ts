@@ -57,12 +57,12 @@ describe.each(STORES)('webhook formats in the API [%s]', (kind) => {
     expect(await storedFormats(t)).toEqual([{ url: receiver.url('/moved'), format: 'standard' }]);
   });
 
-  it('refuses an unknown format, the formats not available yet, and a URL of another scheme: 400, nothing stored', async () => {
+  it('refuses an unknown format and a URL of another scheme: 400, nothing stored', async () => {
     const t = await h.tenant();
     const valid = { url: receiver.url(), events: ['user.invited'] };
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ ...valid, format: 'syslog' }, 'body.format'],
       [{ ...valid, format: 'SPLUNK_HEC' }, 'body.format'],
+      [{ ...valid, format: 'syslog' }, 'body.url'],
       [{ ...valid, format: 'OCSF' }, 'body.format'],
       [{ ...valid, format: '' }, 'body.format'],
       [{ ...valid, format: 42 }, 'body.format'],
@@ -86,7 +86,7 @@ describe.each(STORES)('webhook formats in the API [%s]', (kind) => {
     expect(await auditOf(t, 'webhook.created')).toHaveLength(0);
 
     const created = await createWebhook(h, t, valid);
-    for (const body of [{ format: 'syslog' }, { format: 'splunk_hec' }, { format: 7 }, { format: 'ocsf', url: 'http://127.0.0.1/' }]) {
+    for (const body of [{ format: 'syslog' }, { format: 'splunk_hec' }, { format: 7 }, { format: 'ocsf', url: 'http://127.0.0.1/' }, { url: 'syslog+tls://127.0.0.1:6514' }]) {
       const response = await h.call('PUT', `/api/v1/webhooks/${created.id}`, { token: t.adminToken, body });
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().code).toBe('validation_error');
@@ -134,6 +134,46 @@ describe.each(STORES)('webhook formats in the API [%s]', (kind) => {
     const back = await h.call('PUT', `/api/v1/webhooks/${plain.id}`, { token: t.adminToken, body: { format: 'standard', auth_token: '' } });
     expect(back.json()).toMatchObject({ format: 'standard', has_auth_token: false });
     expect((await auditOf(t, 'webhook.updated')).map((a) => a.details)).toHaveLength(3);
+  });
+
+  it('takes a syslog+tls://host:port URL for the syslog format, and refuses any other shape with the error body', async () => {
+    const t = await h.tenant();
+    const events = ['alert.created'];
+    const created = await createWebhook(h, t, { url: 'syslog+tls://127.0.0.1:6514', format: 'syslog', events });
+    expect(created).toMatchObject({ url: 'syslog+tls://127.0.0.1:6514', format: 'syslog' });
+    expect((await createWebhook(h, t, { url: 'syslog+tls://[::1]:514', format: 'syslog', events })).format).toBe('syslog');
+    const refused: Array<[string, string]> = [
+      ['syslog+tls://127.0.0.1', 'must give a port from 1 to 65535: syslog+tls://host:port'],
+      ['syslog+tls://127.0.0.1:0', 'must give a port from 1 to 65535: syslog+tls://host:port'],
+      ['syslog+tls://127.0.0.1:65536', 'must be a valid absolute URL'],
+      ['syslog+tls://127.0.0.1:6514/logs', 'must not have a path: syslog+tls://host:port'],
+      ['syslog+tls://127.0.0.1:6514?tenant=1', 'must not have a query or a fragment: syslog+tls://host:port'],
+      ['syslog+tls://127.0.0.1:6514#x', 'must not have a query or a fragment: syslog+tls://host:port'],
+      ['syslog+tls://user:secret@127.0.0.1:6514', 'must not contain credentials'],
+      ['syslog+tls://bad_host:6514', 'must name a host (a DNS name or an IP address): syslog+tls://host:port'],
+      ['syslog+tls://%31%32%37.0.0.1:6514', 'must name a host (a DNS name or an IP address): syslog+tls://host:port'],
+      ['syslog://127.0.0.1:514', 'must be a syslog+tls://host:port URL for the syslog format'],
+      ['tls://127.0.0.1:6514', 'must be a syslog+tls://host:port URL for the syslog format'],
+      [receiver.url(), 'must be a syslog+tls://host:port URL for the syslog format'],
+    ];
+    for (const [url, message] of refused) {
+      const response = await h.call('POST', '/api/v1/webhooks', { token: t.adminToken, body: { url, format: 'syslog', events } });
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json(), url).toEqual({ error: expect.any(String), code: 'validation_error', details: [{ path: 'body.url', message }] });
+      const update = await h.call('PUT', `/api/v1/webhooks/${created.id}`, { token: t.adminToken, body: { url } });
+      expect(update.json(), url).toMatchObject({ code: 'validation_error', details: [{ path: 'body.url', message }] });
+    }
+    // A syslog URL does not suit an HTTP format, and the other way round, whichever of the two a PUT changes.
+    const toOcsf = await h.call('PUT', `/api/v1/webhooks/${created.id}`, { token: t.adminToken, body: { format: 'ocsf' } });
+    expect(toOcsf.json().details).toEqual([{ path: 'body.url', message: 'must be an https:// URL for the ocsf format' }]);
+    const https = await createWebhook(h, t, { url: receiver.url(), events });
+    const toSyslog = await h.call('PUT', `/api/v1/webhooks/${https.id}`, { token: t.adminToken, body: { format: 'syslog' } });
+    expect(toSyslog.json().details).toEqual([{ path: 'body.url', message: 'must be a syslog+tls://host:port URL for the syslog format' }]);
+    const both = await h.call('PUT', `/api/v1/webhooks/${https.id}`, {
+      token: t.adminToken, body: { format: 'syslog', url: 'syslog+tls://localhost:6514' },
+    });
+    expect(both.json()).toMatchObject({ format: 'syslog', url: 'syslog+tls://localhost:6514' });
+    expect((await storedFormats(t)).map((w) => w.format).sort()).toEqual(['syslog', 'syslog', 'syslog']);
   });
 
   it('lets only the tenant\'s admins change a format: 401, 403 for viewers and keys, 404 for another tenant', async () => {

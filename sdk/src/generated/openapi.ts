@@ -701,7 +701,7 @@ export interface paths {
         };
         /**
          * Rank people by risk
-         * @description The `user_id`s of the period's interactions (members or not) with a score above zero, highest first: `score = high_risk + 2 x violations + 5 x sensitive_types + 10 x unsanctioned_platforms`, with each figure. `start_date`, `end_date`: inclusive, optional (none: the whole history). A period of more than 1,000,000 interactions is a 400: narrow it. Paginated like every list.
+         * @description The `user_id`s of the period's interactions (members or not) with a score above zero, highest first: `score = high_risk + 2 x violations + 5 x sensitive_types + 10 x unsanctioned_platforms`, with each figure. `start_date`, `end_date`: inclusive, optional (none: the whole history); any length (closed days are read from daily roll-ups). Paginated like every list.
          *
          *     Access: users with the role `admin` or `viewer`; API keys cannot call it.
          */
@@ -4155,10 +4155,10 @@ export interface components {
             id: string;
             url: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>`; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token) (docs/siem.md). `standard` and `ocsf` are signed
              * @enum {string}
              */
-            format: "standard" | "ocsf" | "splunk_hec";
+            format: "standard" | "ocsf" | "splunk_hec" | "syslog";
             events: string[];
             active: boolean;
             description: string;
@@ -4194,13 +4194,13 @@ export interface components {
          *     }
          */
         WebhookCreate: {
-            /** @description An https:// URL whose host resolves only to public addresses */
+            /** @description An https:// URL (for the syslog format, syslog+tls://host:port) whose host resolves only to public addresses */
             url: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet. A create without it: `standard`
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>`; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token) (docs/siem.md). `standard` and `ocsf` are signed. A create without it: `standard`
              * @enum {string}
              */
-            format?: "standard" | "ocsf" | "splunk_hec";
+            format?: "standard" | "ocsf" | "splunk_hec" | "syslog";
             /** @description Subscribed event types (at least one) */
             events: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry")[];
             description?: string;
@@ -4223,13 +4223,13 @@ export interface components {
          *     }
          */
         WebhookUpdate: {
-            /** @description An https:// URL whose host resolves only to public addresses */
+            /** @description An https:// URL (for the syslog format, syslog+tls://host:port) whose host resolves only to public addresses */
             url?: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet. A create without it: `standard`
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>`; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token) (docs/siem.md). `standard` and `ocsf` are signed. A create without it: `standard`
              * @enum {string}
              */
-            format?: "standard" | "ocsf" | "splunk_hec";
+            format?: "standard" | "ocsf" | "splunk_hec" | "syslog";
             /** @description Subscribed event types (at least one) */
             events?: ("interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry")[];
             description?: string;
@@ -4271,10 +4271,10 @@ export interface components {
             id: string;
             url: string;
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>`; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token) (docs/siem.md). `standard` and `ocsf` are signed
              * @enum {string}
              */
-            format: "standard" | "ocsf" | "splunk_hec";
+            format: "standard" | "ocsf" | "splunk_hec" | "syslog";
             events: string[];
             active: boolean;
             description: string;
@@ -4360,7 +4360,7 @@ export interface components {
              * @description The body format the attempt was sent in: its webhook's format at that moment
              * @enum {string}
              */
-            format: "standard" | "ocsf" | "splunk_hec";
+            format: "standard" | "ocsf" | "splunk_hec" | "syslog";
             /** @description HTTP status of the answer; 0 when none came */
             status_code: number;
             response_time_ms: number;
@@ -4470,10 +4470,10 @@ export interface components {
          */
         WebhookFormatSample: {
             /**
-             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet
+             * @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>`; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token) (docs/siem.md). `standard` and `ocsf` are signed
              * @enum {string}
              */
-            format: "standard" | "ocsf" | "splunk_hec";
+            format: "standard" | "ocsf" | "splunk_hec" | "syslog";
             /** @enum {string} */
             event_type: "interaction.created" | "interaction.policy_violated" | "interaction.high_risk" | "interaction.classified" | "alert.created" | "alert.severity_critical" | "alert.severity_high" | "alert.resolved" | "policy.created" | "policy.updated" | "policy.deleted" | "policy.enabled" | "policy.disabled" | "user.invited" | "user.activated" | "user.role_changed" | "user.deleted" | "platform.discovered" | "audit.entry";
             /** @description The body of a delivery of this one event, exactly as sent (JSON text) */
@@ -8086,8 +8086,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet */
-                format: "standard" | "ocsf" | "splunk_hec";
+                /** @description The body of each delivery: `standard`, the service's event envelope; `ocsf`, the event as an OCSF 1.3 event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as `Authorization: Splunk <token>`; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a `syslog+tls://host:port` URL (no signature, headers or auth_token) (docs/siem.md). `standard` and `ocsf` are signed */
+                format: "standard" | "ocsf" | "splunk_hec" | "syslog";
             };
             cookie?: never;
         };

@@ -2,11 +2,13 @@ import type { Config } from '../../config/config.js';
 import type { WebhookFormat } from '../../kernel/vocabulary.js';
 import { Sender } from './sender.js';
 import { splunkHec } from './splunk-hec/hec-transport.js';
+import { syslogFormat } from './syslog/syslog-format.js';
 import type { BatchedFormat, BatchTransport } from './transport/transport.js';
 
 /** The formats whose jobs of one webhook are sent together (docs/webhooks.md, "Batched formats"). */
 const BATCHED_FORMATS: Partial<Record<WebhookFormat, BatchedFormat>> = {
   splunk_hec: splunkHec,
+  syslog: syslogFormat,
 };
 
 export function batchedFormat(format: string): BatchedFormat | undefined {

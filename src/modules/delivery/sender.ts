@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { createSecureContext, rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, request } from 'undici';
 import { type Config, ConfigError } from '../../config/config.js';
@@ -27,10 +27,7 @@ export class Sender implements HttpsClient {
 
   constructor(config: Readonly<Config>) {
     this.timeoutMs = config.webhooks.timeoutMs;
-    // Built once: given as `ca`, Node would parse every root certificate again for each connection (~20 ms).
-    const secureContext = config.webhooks.caFile
-      ? createSecureContext({ ca: [...rootCertificates, readCaFile(config.webhooks.caFile)] })
-      : undefined;
+    const secureContext = deliverySecureContext(config);
     const allowPrivate = config.webhooks.allowPrivateTargets;
     const connector = buildConnector({
       ...(secureContext ? { secureContext } : {}),
@@ -138,6 +135,15 @@ export async function sendInFormat(
 export function renderFailure(error: unknown): AttemptOutcome {
   if (!(error instanceof RenderError)) throw error;
   return { statusCode: 0, responseTimeMs: 0, success: false, error: error.message.slice(0, MAX_ERROR_LENGTH) };
+}
+
+/**
+ * The CAs every delivery connection trusts: the system's plus `WEBHOOK_CA_FILE`'s (undefined: the
+ * system's alone). Built once per client: given as `ca`, Node would parse every root certificate
+ * again for each connection (~20 ms).
+ */
+export function deliverySecureContext(config: Readonly<Config>): SecureContext | undefined {
+  return config.webhooks.caFile ? createSecureContext({ ca: [...rootCertificates, readCaFile(config.webhooks.caFile)] }) : undefined;
 }
 
 function readCaFile(path: string): string {

@@ -7,10 +7,11 @@ import { WEBHOOK_FORMATS } from '../../kernel/vocabulary.js';
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES);
 
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'An https:// URL whose host resolves only to public addresses' });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'An https:// URL (for the syslog format, syslog+tls://host:port) whose host resolves only to public addresses' });
 const FormatDescription = 'The body of each delivery: `standard`, the service\'s event envelope; `ocsf`, the event as an OCSF 1.3 '
   + 'event; `splunk_hec`, Splunk HTTP Event Collector events, several per request, with `auth_token` (required) as '
-  + '`Authorization: Splunk <token>` (docs/siem.md). `standard` and `ocsf` are signed; `syslog` is not available yet';
+  + '`Authorization: Splunk <token>`; `syslog`, each event as a CEF line in an RFC 5424 message over TLS to a '
+  + '`syslog+tls://host:port` URL (no signature, headers or auth_token) (docs/siem.md). `standard` and `ocsf` are signed';
 export const WebhookFormatSchema = StringEnum(WEBHOOK_FORMATS, { description: FormatDescription });
 const Events = Type.Array(EventTypeSchema, { minItems: 1, maxItems: 100, description: 'Subscribed event types (at least one)' });
 const Description = Type.String({ maxLength: 1000 });

@@ -3,12 +3,14 @@ import { validationError } from '../../kernel/errors.js';
 import type { EventType } from '../../platform/outbox/event-types.js';
 import type { WebhookFormat } from '../../kernel/vocabulary.js';
 import { checkTargetHost } from '../delivery/target-guard.js';
+import { SYSLOG_PROTOCOL, syslogTargetOf } from '../delivery/syslog/syslog-url.js';
 
-/** The URL scheme each format is sent over (`syslog+tls://host:port` will come with `syslog`). */
+/** The URL scheme each format is sent over. */
 const FORMAT_SCHEMES: Record<WebhookFormat, { protocol: string; shape: string }> = {
   standard: { protocol: 'https:', shape: 'an https:// URL' },
   ocsf: { protocol: 'https:', shape: 'an https:// URL' },
   splunk_hec: { protocol: 'https:', shape: 'an https:// URL' },
+  syslog: { protocol: SYSLOG_PROTOCOL, shape: 'a syslog+tls://host:port URL' },
 };
 
 /**
@@ -25,7 +27,10 @@ export async function checkWebhookUrl(config: Readonly<Config>, raw: string, for
   return raw;
 }
 
-/** The checks of a URL that need no lookup: absolute, the format's scheme, no credentials. */
+/**
+ * The checks of a URL that need no lookup: absolute, the format's scheme, no credentials; for
+ * `syslog`, exactly a host and a port.
+ */
 export function checkUrlShape(raw: string, format: WebhookFormat): URL {
   let url: URL;
   try {
@@ -35,6 +40,11 @@ export function checkUrlShape(raw: string, format: WebhookFormat): URL {
   }
   const scheme = FORMAT_SCHEMES[format];
   if (url.protocol !== scheme.protocol) throw validationError('body.url', `must be ${scheme.shape} for the ${format} format`);
+  if (format === 'syslog') {
+    const target = syslogTargetOf(url);
+    if ('problem' in target) throw validationError('body.url', target.problem);
+    return url;
+  }
   if (url.username || url.password) {
     throw validationError('body.url', 'must not contain credentials; use auth_token or headers');
   }

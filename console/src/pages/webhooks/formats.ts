@@ -10,6 +10,7 @@ export const WEBHOOK_FORMATS: ReadonlyArray<{ value: WebhookFormat; label: strin
     value: 'splunk_hec', label: 'Splunk HEC',
     hint: "Splunk HTTP Event Collector: the URL of its /services/collector/event endpoint and its token; events are sent in batches of up to 100",
   },
+  { value: 'syslog', label: 'Syslog (CEF)', hint: 'Each event as a CEF line in an RFC 5424 syslog message over TLS, to syslog+tls://host:port' },
 ];
 
 export const formatLabel = (format: WebhookFormat) => WEBHOOK_FORMATS.find((f) => f.value === format)?.label ?? format;

@@ -2,6 +2,7 @@ import type { Config } from '../../../config/config.js';
 import type { WebhookFormat } from '../../../kernel/vocabulary.js';
 import { type StoredEnvelope, toOcsfEvent } from './ocsf.js';
 import { toHecEvent } from './splunk-hec.js';
+import { renderSyslog } from './syslog.js';
 
 /** What a body may name of the service besides the event: the host name HEC events carry. */
 export interface RenderContext {
@@ -16,13 +17,15 @@ export function renderContext(config: Readonly<Config>): RenderContext {
 /**
  * The body a webhook of `format` is sent for a stored envelope (its JSON text): `standard`, those
  * very bytes; `ocsf`, the envelope's OCSF event; `splunk_hec`, its HEC event (one of a batch's
- * bodies). Every header, signatures included, is computed over what this returns. A value this
- * release does not know is sent as `standard`.
+ * bodies); `syslog`, an RFC 5424 message whose text is the envelope's CEF line (unframed: the
+ * transport frames it). Every header, signatures included, is computed over what this returns.
+ * A value this release does not know is sent as `standard`.
  */
 export function renderBody(format: string, envelopeJson: string, context: RenderContext): string {
   switch (format as WebhookFormat) {
     case 'ocsf': return JSON.stringify(toOcsfEvent(JSON.parse(envelopeJson) as StoredEnvelope));
     case 'splunk_hec': return toHecEvent(envelopeJson, context.host);
+    case 'syslog': return renderSyslog(envelopeJson);
     default: return envelopeJson;
   }
 }
