@@ -39,6 +39,11 @@ describe.each(STORES)('a format\'s sample body [%s]', (kind) => {
       event: expect.objectContaining({ event_type: 'interaction.created', tenant_id: t.tenantId }),
     });
 
+    // A syslog message (RFC 5424, unframed) whose text is the event's CEF line.
+    const syslog = await get('syslog', 'alert.created');
+    expect(syslog.body).toMatch(/^<\d+>1 \S+ \S+ ugs \S+ alert\.created \[ugs@32473 tenant_id="[^"]+" event_id="evt_[^"]+"\] CEF:0\|UsageGovernance\|ugs\|/);
+    expect(syslog.body).toContain(`tenant_id="${t.tenantId}"`);
+
     for (const eventType of EVENT_TYPES) {
       const ocsf = JSON.parse((await get('ocsf', eventType)).body);
       const own = JSON.parse((await get('standard', eventType)).body);
@@ -52,7 +57,8 @@ describe.each(STORES)('a format\'s sample body [%s]', (kind) => {
   it('answers 400 for an unknown format or event type, naming it', async () => {
     const t = await h.tenant();
     const cases: Array<[string, Record<string, string> | undefined, string]> = [
-      ['syslog', undefined, 'params.format'],
+      ['SYSLOG', undefined, 'params.format'],
+      ['cef', undefined, 'params.format'],
       ['SPLUNK_HEC', undefined, 'params.format'],
       ['x'.repeat(300), undefined, 'params.format'],
       ['ocsf', { event_type: 'alert.unknown' }, 'query.event_type'],
