@@ -10,7 +10,7 @@ import { onCleanup } from './cleanup.mjs';
 import { startService } from './service.mjs';
 import { withClient } from './stores.mjs';
 
-const SEED_VERSION = 'queries-3';
+const SEED_VERSION = 'queries-4';
 const DAY_MS = 86_400_000;
 export const SPAN_DAYS = 180;
 /** Rows per insert statement. */
@@ -131,8 +131,15 @@ export async function seed(store, { rows, otherRows, log, validated = false }) {
   log(`  indexes built at ${Math.round((performance.now() - startedAt) / 1000)} s; counting`);
   await sql`select interaction_counts_rebuild(null)`.execute(db);
   await sql`select alert_counts_rebuild(null)`.execute(db);
-  while ((await compactCounts(db, 200_000)) > 0) { /* until every delta is compacted */ }
-  while ((await compactAlertCounts(db, 200_000)) > 0) { /* until every delta is compacted */ }
+  // Until no delta is left: a fold may move nothing while another transaction of the database (an
+  // autovacuum's ANALYZE after the rebuild's inserts) is in progress, and the truncate below would
+  // then drop every count.
+  const left = async (table) => Number((await sql`select count(*) as n from ${sql.table(table)}`.execute(db)).rows[0].n);
+  for (const [table, compact] of [['interaction_count_deltas', compactCounts], ['alert_count_deltas', compactAlertCounts]]) {
+    while ((await left(table)) > 0) {
+      if ((await compact(db, 200_000)) === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
   // The rebuild passed every count through the deltas, now empty but hundreds of MiB on disk.
   await sql`truncate interaction_count_deltas, alert_count_deltas`.execute(db);
   // The closed days rolled up as the service's worker would (every seeded day is closed).
