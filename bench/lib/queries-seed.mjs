@@ -131,9 +131,8 @@ export async function seed(store, { rows, otherRows, log, validated = false }) {
   log(`  indexes built at ${Math.round((performance.now() - startedAt) / 1000)} s; counting`);
   await sql`select interaction_counts_rebuild(null)`.execute(db);
   await sql`select alert_counts_rebuild(null)`.execute(db);
-  // Until no delta is left: a fold may move nothing while another transaction of the database (an
-  // autovacuum's ANALYZE after the rebuild's inserts) is in progress, and the truncate below would
-  // then drop every count.
+  // Until no delta is left: a fold moves nothing while an older transaction of the database is in
+  // progress (seen at 1 M rows right after the rebuild), and the truncate below would then drop every count.
   const left = async (table) => Number((await sql`select count(*) as n from ${sql.table(table)}`.execute(db)).rows[0].n);
   for (const [table, compact] of [['interaction_count_deltas', compactCounts], ['alert_count_deltas', compactAlertCounts]]) {
     while ((await left(table)) > 0) {
