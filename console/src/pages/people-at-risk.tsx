@@ -10,10 +10,7 @@ import { ScoreExplained } from './people-at-risk/score-explained.js';
 
 const LIMIT = 50;
 
-/**
- * The user ids ranked by risk over a period. A week by default: the API refuses a period holding
- * more than a million interactions, which a busy organization reaches in a few weeks.
- */
+/** The user ids ranked by risk over a period, the last week by default. */
 export function PeopleAtRiskPage() {
   const period = usePeriod(7);
   const [page, setPage] = usePageParam();
