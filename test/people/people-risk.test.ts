@@ -1,3 +1,4 @@
+import { expectedRanking } from '../helpers/people-ranking.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { classification, createInteraction, createPolicy, interactionBody } from '../helpers/interactions-fixtures.js';
@@ -49,21 +50,8 @@ describe.each(STORES)('people at risk [%s]', (kind) => {
     return { body: response.json(), headers: response.headers };
   };
   /** The ranking counted here from what was created. */
-  const expected = (start?: string, end?: string) => {
-    const rows = created.filter((c) => c.user_id && (!start || c.timestamp >= start) && (!end || c.timestamp <= end));
-    const people = [...new Set(rows.map((c) => c.user_id!))].map((user_id) => {
-      const own = rows.filter((c) => c.user_id === user_id);
-      const figures = {
-        high_risk: own.filter((c) => c.risk_score >= 0.7).length,
-        violations: own.filter((c) => c.types.includes('CREDIT_CARD')).length,
-        sensitive_types: new Set(own.flatMap((c) => c.types)).size,
-        unsanctioned_platforms: new Set(own.filter((c) => c.platform_id !== 'openai').map((c) => c.platform_id)).size,
-      };
-      const score = figures.high_risk + 2 * figures.violations + 5 * figures.sensitive_types + 10 * figures.unsanctioned_platforms;
-      return { user_id, score, ...figures };
-    }).filter((p) => p.score > 0);
-    return people.sort((a, b) => b.score - a.score || (a.user_id < b.user_id ? 1 : -1));
-  };
+  const expected = (start?: string, end?: string) => expectedRanking(created, start, end);
+
 
   it('ranks the people by their score, with the figures behind it, over the whole history and over periods', async () => {
     const { body } = await ranking();

@@ -1,3 +1,4 @@
+import { expectedRanking } from '../helpers/people-ranking.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { lastClosedDay, rollUpUsage } from '../../src/modules/rollups/usage-rollups.job.js';
@@ -62,19 +63,8 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
   const expectedUsers = (start?: string, end?: string) => Object.fromEntries(PLATFORMS.map((id) => [id,
     new Set(created.filter((c) => c.platform_id === id && c.user_id && within(c, start, end)).map((c) => c.user_id)).size])
     .filter(([id]) => created.some((c) => c.platform_id === id && within(c, start, end))));
-  const expectedPeople = (start?: string, end?: string) => {
-    const rows = created.filter((c) => c.user_id && within(c, start, end));
-    return [...new Set(rows.map((c) => c.user_id!))].map((user_id) => {
-      const own = rows.filter((c) => c.user_id === user_id);
-      const figures = {
-        high_risk: own.filter((c) => c.risk_score >= 0.7).length,
-        violations: own.filter((c) => c.types.includes('CREDIT_CARD')).length,
-        sensitive_types: new Set(own.flatMap((c) => c.types)).size,
-        unsanctioned_platforms: new Set(own.filter((c) => c.platform_id !== 'openai').map((c) => c.platform_id)).size,
-      };
-      return { user_id, score: figures.high_risk + 2 * figures.violations + 5 * figures.sensitive_types + 10 * figures.unsanctioned_platforms, ...figures };
-    }).filter((p) => p.score > 0).sort((a, b) => b.score - a.score || (a.user_id < b.user_id ? 1 : -1));
-  };
+  const expectedPeople = (start?: string, end?: string) => expectedRanking(created, start, end);
+
 
   /** Ranges on stored timestamps and a millisecond beside them, on day boundaries, anywhere, and unbounded. */
   const ranges = (): Array<[string | undefined, string | undefined]> => {

@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import { formatNumber } from '../../components/ui.js';
 import { interactionsLink, type Range } from '../overview/links.js';
 import { CATEGORIES, displayName, label, type App, type Platform } from './apps.js';
-import { NotInCatalog, RiskTierBadge, StatusBadge, TrainsOnInputs } from './badges.js';
+import { AppNameHeader, RiskTierBadge, StatusBadge, TrainsOnInputs } from './badges.js';
 
 /** The sources' links as their hosts (the whole address in the tooltip), numbered when a host has several pages. */
 function sourceLinks(sources: string[]): { url: string; text: string }[] {
@@ -43,10 +43,7 @@ export function AppsTable({ apps, range, onChange }: { apps: App[]; range: Range
         <tbody>
           {apps.map(({ platform, usage }) => (
             <tr key={platform.id} data-platform-id={platform.id}>
-              <th scope="row" style={{ fontWeight: 'normal', background: 'none' }}>
-                <strong>{displayName(platform)}</strong> <NotInCatalog platform={platform} />
-                {platform.name && <div><small className="muted mono nowrap">{platform.id}</small></div>}
-              </th>
+              <AppNameHeader platform={platform} withId />
               <td>{platform.vendor ?? <span className="muted">—</span>}</td>
               <td>{label(CATEGORIES, platform.category)}</td>
               <td><RiskTierBadge tier={platform.risk_tier} /></td>

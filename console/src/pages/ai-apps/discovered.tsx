@@ -1,8 +1,8 @@
 import { Link } from 'react-router';
 import { Empty, formatDate, formatNumber } from '../../components/ui.js';
 import { interactionsLink, type Range } from '../overview/links.js';
-import { CATEGORIES, displayName, label, type App } from './apps.js';
-import { NotInCatalog, RiskTierBadge, StatusBadge } from './badges.js';
+import { CATEGORIES, label, type App } from './apps.js';
+import { AppNameHeader, RiskTierBadge, StatusBadge } from './badges.js';
 
 /** The platforms first used in the period: what to review first, those the catalog lacks above all. */
 export function Discovered({ apps, range }: { apps: App[]; range: Range }) {
@@ -29,9 +29,7 @@ export function Discovered({ apps, range }: { apps: App[]; range: Range }) {
           <tbody>
             {apps.map(({ platform, usage }) => (
               <tr key={platform.id} data-platform-id={platform.id}>
-                <th scope="row" style={{ fontWeight: 'normal', background: 'none' }}>
-                  <strong>{displayName(platform)}</strong> <NotInCatalog platform={platform} />
-                </th>
+                <AppNameHeader platform={platform} />
                 <td>{label(CATEGORIES, platform.category)}</td>
                 <td><RiskTierBadge tier={platform.risk_tier} /></td>
                 <td>{formatDate(usage?.first_seen)}</td>

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { OCSF_PRODUCT, type StoredEnvelope, toOcsfEvent } from './ocsf.js';
+import { arrayOf, type Fields, isObject, isText, text } from './fields.js';
 
 /*
  * The ArcSight Common Event Format (CEF 0) line of each stored event envelope, the message of a
@@ -24,7 +25,6 @@ export interface CefEvent {
   extension: Array<[string, string]>;
 }
 
-type Fields = Record<string, unknown>;
 
 /** The CEF event of `envelope`; throws only for an envelope that is not one (no id, time or type). */
 export function toCefEvent(envelope: StoredEnvelope): CefEvent {
@@ -216,13 +216,3 @@ function truncate(value: string, max: number): string {
   return chars.length <= max ? value : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isText(value: unknown): value is string {
-  return typeof value === 'string' && value !== '';
-}
-
-const text = (value: unknown): string | undefined => (isText(value) ? value : undefined);
-const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);

@@ -1,4 +1,5 @@
 import { SERVICE_VERSION } from '../../../kernel/version.js';
+import { arrayOf, type Fields, isObject, isText, text } from './fields.js';
 
 /*
  * The OCSF 1.3 event of each stored event envelope (docs/siem.md has the mapping field by field).
@@ -28,7 +29,6 @@ export interface StoredEnvelope {
 
 export type OcsfEvent = Record<string, unknown>;
 
-type Fields = Record<string, unknown>;
 
 /** The OCSF event of `envelope`; throws only for an envelope that is not one (no id, time or type). */
 export function toOcsfEvent(envelope: StoredEnvelope): OcsfEvent {
@@ -481,16 +481,6 @@ function epochMs(value: unknown): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isText(value: unknown): value is string {
-  return typeof value === 'string' && value !== '';
-}
-
-const text = (value: unknown): string | undefined => (isText(value) ? value : undefined);
-const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
 
 /** The object without its undefined members: OCSF leaves an unknown attribute out rather than null. */
