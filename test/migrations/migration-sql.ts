@@ -20,13 +20,22 @@ export interface Finding {
   statement: string;
 }
 
-/** The statements a migration sends, in order, read without a database (every query answers no rows). */
+/**
+ * The statements a migration sends, in order, read without a database (every query answers no
+ * rows); the transactions a migration marked `transactional = false` opens itself appear as
+ * `begin` and `commit`, for Squawk to judge their statements as one transaction's.
+ */
 export async function statementsOf(migration: ServiceMigration): Promise<string[]> {
   const statements: string[] = [];
+  class TransactionsShown extends DummyDriver {
+    override async beginTransaction(): Promise<void> { statements.push('begin'); }
+    override async commitTransaction(): Promise<void> { statements.push('commit'); }
+    override async rollbackTransaction(): Promise<void> { statements.push('rollback'); }
+  }
   const db = new Kysely<any>({
     dialect: {
       createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
+      createDriver: () => new TransactionsShown(),
       createIntrospector: (kysely) => new PostgresIntrospector(kysely),
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
@@ -102,7 +111,7 @@ function statementAtLine(sqls: string[], line: number): string {
 const firstLine = (text: string) => text.trim().split('\n')[0]!.trim();
 
 /** A default PostgreSQL must compute row by row, rewriting the table (a stable or constant one is stored once). */
-const VOLATILE_DEFAULT = /add\s+column[^,;]*\bdefault\s+[^,;]*\b(random|gen_random_uuid|uuid_generate_v\w+|clock_timestamp|timeofday|nextval)\s*\(/i;
+const VOLATILE_DEFAULT = /add\s+column[^,;]*\bdefault\s+[^,;]*\b(random|gen_random_uuid|uuid_generate_v\w+|clock_timestamp|timeofday|nextval|pg_current_xact_id|txid_current)\s*\(/i;
 
 function ownFindings(migration: string, sqls: string[]): Finding[] {
   const created = new Set(sqls.flatMap((text) => [...text.matchAll(/create\s+(?:unlogged\s+)?table\s+(?:if\s+not\s+exists\s+)?(\w+)/gi)]

@@ -1,16 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import { LOCK_IDS } from '../../kernel/lock-ids.js';
 import type { ServiceMigration } from './migrations/index.js';
-
-/**
- * How long a migration's statement may wait for a table's lock. A waiting ALTER TABLE queues
- * every later writer of the table behind it, so it gives up soon (behind a long transaction, a
- * nightly pg_dump say) and the whole migration is tried again a little later.
- */
-export const MIGRATION_LOCK_TIMEOUT_MS = 500;
-const LOCK_ATTEMPTS = 30;
-const MAX_RETRY_DELAY_MS = 5_000;
+import { retryingLockConflicts, setLockTimeout } from './migrations/online.js';
 
 /**
  * The migrations' own tables, created before the first migration: what was applied (the table
@@ -53,29 +44,12 @@ export async function applyMigration(db: Kysely<any>, name: string, migration: S
       on conflict (name) do nothing returning name`.execute(db);
     return rows.length === 1;
   }
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(${LOCK_IDS.migrations})`.execute(trx);
-        if ((await appliedMigrations(trx)).has(name)) return false;
-        await sql`set local lock_timeout = ${sql.lit(`${MIGRATION_LOCK_TIMEOUT_MS}ms`)}`.execute(trx);
-        await migration.up(trx);
-        await sql`insert into schema_migrations (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
-        return true;
-      });
-    } catch (error) {
-      if (!isLockConflict(error)) throw error;
-      if (attempt === LOCK_ATTEMPTS) {
-        throw new Error(`Migration ${name} could not take the locks it needs in ${LOCK_ATTEMPTS} tries of ${MIGRATION_LOCK_TIMEOUT_MS} ms: `
-          + 'a long transaction holds a table it changes (see pg_stat_activity); start again once it ends.');
-      }
-      await sleep(Math.min(MAX_RETRY_DELAY_MS, 100 * 2 ** attempt));
-    }
-  }
-}
-
-/** A lock wait given up (lock_timeout), or PostgreSQL's way out of a deadlock with a writer: both are tried again. */
-function isLockConflict(error: unknown): boolean {
-  const code = (error as { code?: string } | null)?.code;
-  return code === '55P03' || code === '40P01';
+  return retryingLockConflicts(`Migration ${name}`, () => db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${LOCK_IDS.migrations})`.execute(trx);
+    if ((await appliedMigrations(trx)).has(name)) return false;
+    await setLockTimeout(trx);
+    await migration.up(trx);
+    await sql`insert into schema_migrations (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
+    return true;
+  }));
 }

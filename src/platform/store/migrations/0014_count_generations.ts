@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createIndexConcurrently, shortTransaction } from './online.js';
 
 // Frozen in time: never edit a released migration; add a new one.
 //
@@ -17,24 +18,104 @@ import { type Kysely, sql } from 'kysely';
 //   only.
 // - Alert counts follow the same scheme, and now count every alert by status, severity and
 //   policy, so the alerts list's total comes from them too.
+//
+// Online (ingest goes on while it runs): outside one transaction, every step safe to run again;
+// the catalog changes of the tables ingest writes are short transactions of their own, the
+// indexes are built concurrently, and the existing rows are filled in batches or recounted in
+// one snapshot after the triggers changed, never under their locks.
+export const transactional = false;
+
 export async function up(db: Kysely<any>): Promise<void> {
-  await sql`create sequence count_generations`.execute(db);
-  await sql`create table count_folds (
+  await sql`create sequence if not exists count_generations`.execute(db);
+  await sql`create table if not exists count_folds (
     family text not null check (family in ('interactions', 'alerts')),
     position xid8 not null,
     constraint count_folds_pk primary key (family, position)
   )`.execute(db);
 
-  await sql`alter table interaction_count_deltas add column position xid8 not null default pg_current_xact_id()`.execute(db);
-  await sql`create index interaction_count_deltas_position_idx on interaction_count_deltas (position)`.execute(db);
-  await sql`alter table interaction_counts drop constraint interaction_counts_pk`.execute(db);
-  await sql`drop index interaction_counts_rollup_idx`.execute(db);
-  await sql`alter table interaction_counts add column generation bigint not null default 0,
-    add column appended boolean not null default false`.execute(db);
-  await sql`create index interaction_counts_current_idx on interaction_counts
-    (tenant_id, granularity, bucket, generation desc, classification_type, platform_id, source, direction, risk_bucket)
-    include (count, appended)`.execute(db);
+  await positionInteractionDeltas(db);
+  await generationsInInteractionCounts(db);
+  await recountAlertsByGeneration(db);
+}
 
+/**
+ * `interaction_count_deltas.position`: each new delta gets its writer's transaction id from the
+ * moment the default is set; the rows written before get the id of the batch that fills them.
+ * The first fold mark is the oldest transaction still running then (or this one): every delta
+ * written since, and every filled one, lies at or past it.
+ */
+async function positionInteractionDeltas(db: Kysely<any>): Promise<void> {
+  await shortTransaction(db, 'Migration 0014 (deltas position)', async (trx) => {
+    await sql`alter table interaction_count_deltas add column if not exists position xid8`.execute(trx);
+    await sql`alter table interaction_count_deltas alter column position set default pg_current_xact_id()`.execute(trx);
+    await sql`insert into count_folds (family, position)
+      select 'interactions', least(pg_snapshot_xmin(pg_current_snapshot()), pg_current_xact_id())
+      where not exists (select from count_folds where family = 'interactions')`.execute(trx);
+  });
+  for (;;) {
+    const { numAffectedRows } = await sql`update interaction_count_deltas set position = pg_current_xact_id()
+      where ctid = any(array(select ctid from interaction_count_deltas where position is null limit 10000))`.execute(db);
+    if (!numAffectedRows) break;
+  }
+  await setNotNull(db, 'interaction_count_deltas', 'position');
+  await createIndexConcurrently(db, 'interaction_count_deltas_position_idx', sql`on interaction_count_deltas (position)`);
+}
+
+/**
+ * A column filled for every row made NOT NULL without a scan under the table's lock: a check
+ * constraint added NOT VALID, validated (writers go on), then the NOT NULL PostgreSQL proves from it.
+ */
+async function setNotNull(db: Kysely<any>, table: string, column: string): Promise<void> {
+  const { rows } = await sql<{ notnull: boolean }>`select attnotnull as notnull from pg_attribute
+    where attrelid = ${table}::regclass and attname = ${column}`.execute(db);
+  if (rows[0]?.notnull === true) return;
+  const check = sql.id(`${table}_${column}_filled`);
+  await shortTransaction(db, `Migration 0014 (${table}.${column})`, async (trx) => {
+    await sql`alter table ${sql.table(table)} drop constraint if exists ${check}`.execute(trx);
+    await sql`alter table ${sql.table(table)} add constraint ${check} check (${sql.ref(column)} is not null) not valid`.execute(trx);
+  });
+  await sql`alter table ${sql.table(table)} validate constraint ${check}`.execute(db);
+  await shortTransaction(db, `Migration 0014 (${table}.${column})`, async (trx) => {
+    await sql`alter table ${sql.table(table)} alter column ${sql.ref(column)} set not null`.execute(trx);
+    await sql`alter table ${sql.table(table)} drop constraint ${check}`.execute(trx);
+  });
+}
+
+/** Generations in `interaction_counts`, which the fold alone writes (never ingest). */
+async function generationsInInteractionCounts(db: Kysely<any>): Promise<void> {
+  await shortTransaction(db, 'Migration 0014 (counts generations)', async (trx) => {
+    await sql`alter table interaction_counts drop constraint if exists interaction_counts_pk`.execute(trx);
+    await sql`alter table interaction_counts add column if not exists generation bigint not null default 0,
+      add column if not exists appended boolean not null default false`.execute(trx);
+  });
+  await sql`drop index concurrently if exists interaction_counts_rollup_idx`.execute(db);
+  await createIndexConcurrently(db, 'interaction_counts_current_idx', sql`on interaction_counts
+    (tenant_id, granularity, bucket, generation desc, classification_type, platform_id, source, direction, risk_bucket)
+    include (count, appended)`);
+}
+
+/**
+ * The alert counts of 0.7 (open alerts by severity) replaced by counts by status, severity and
+ * policy: the new empty tables and the alerts' triggers swapped in one short transaction, then
+ * the alerts recounted in a transaction of its own. The recount reads the alerts and wipes the
+ * deltas the new triggers wrote in one snapshot: what committed after it stays in the deltas,
+ * what committed before is in the recount, once. The fold mark, written with it, makes it run once.
+ */
+async function recountAlertsByGeneration(db: Kysely<any>): Promise<void> {
+  const { rows } = await sql`select from pg_attribute
+    where attrelid = 'alert_counts'::regclass and attname = 'generation' and not attisdropped`.execute(db);
+  if (rows.length === 0) await shortTransaction(db, 'Migration 0014 (alert counts)', swapAlertCounts);
+  await db.transaction().execute(async (trx) => {
+    const { rows: marks } = await sql`select from count_folds where family = 'alerts'`.execute(trx);
+    if (marks.length > 0) return;
+    // Taken before the recount's snapshot: a transaction it does not see is still running then, past this mark.
+    await sql`insert into count_folds (family, position)
+      values ('alerts', least(pg_snapshot_xmin(pg_current_snapshot()), pg_current_xact_id()))`.execute(trx);
+    await sql`select alert_counts_rebuild(null)`.execute(trx);
+  });
+}
+
+async function swapAlertCounts(db: Kysely<any>): Promise<void> {
   await sql`drop trigger alert_counts_on_insert on alerts`.execute(db);
   await sql`drop trigger alert_counts_on_delete on alerts`.execute(db);
   await sql`drop trigger alert_counts_on_update on alerts`.execute(db);
@@ -94,9 +175,4 @@ export async function up(db: Kysely<any>): Promise<void> {
       )
       ${deltasOf('(select *, 1::bigint as sign from alerts where p_tenant is null or tenant_id = p_tenant)')};
     end $$`.execute(db);
-  await sql`select alert_counts_rebuild(null)`.execute(db);
-
-  // Every delta written so far carries this transaction's id: none is folded yet.
-  await sql`insert into count_folds (family, position) values ('interactions', pg_current_xact_id()), ('alerts', pg_current_xact_id())`
-    .execute(db);
 }

@@ -15,6 +15,18 @@ const TENANT_TABLES = [
   'webhook_deliveries', 'webhook_jobs', 'webhook_messages', 'webhooks',
 ];
 
+/**
+ * The order the migration takes the tables' locks in, all at once before it changes any: the
+ * order ingest writes them (tenants read first, interactions then the tables its triggers write,
+ * then alerts and theirs), `tenant_versions` (written by the users', keys' and policies'
+ * triggers) last. Taken table by table in name order, a writer holding `interactions` while its
+ * trigger waited for `interaction_count_deltas` deadlocked with it, again at every try.
+ */
+const LOCK_ORDER = ['tenants', 'interactions', 'interaction_count_deltas', 'interaction_classification_types', 'interaction_fingerprints',
+  'alerts', 'alert_count_deltas'];
+const lockOrder = () => [...LOCK_ORDER, ...TENANT_TABLES.filter((table) => !LOCK_ORDER.includes(table) && table !== 'tenant_versions'),
+  'tenant_versions'];
+
 export async function up(db: Kysely<any>): Promise<void> {
   // Roles belong to the whole server: another database of it may have created this one already.
   await sql`do $$
@@ -45,6 +57,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     as $$ select case when coalesce(current_setting('ugs.tenant_ids', true), '') in ('', '*') then '{}'::uuid[]
                       else string_to_array(current_setting('ugs.tenant_ids', true), ',')::uuid[] end $$`.execute(db);
 
+  await sql`lock table ${sql.join(lockOrder().map((table) => sql.table(table)))} in access exclusive mode`.execute(db);
   for (const table of [...TENANT_TABLES, 'tenants']) {
     const column = table === 'tenants' ? 'id' : 'tenant_id';
     const visible = sql`(select ugs_scope_all()) or ${sql.ref(column)} = any ((select ugs_scope_tenants())::uuid[])`;
