@@ -1,14 +1,16 @@
 // Webhook-delivery figures: part of `npm run bench`, or alone with `node bench/delivery.mjs` after `npm run build`.
 // Runs on the embedded store, then on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set;
 // every scenario gets a fresh store (temp DATA_DIR, or a new database dropped afterwards).
-// Deliveries go over HTTPS to bench/receiver.mjs (its own process, throwaway CA made with openssl).
+// Deliveries go over HTTPS to bench/receiver.mjs (its own process, throwaway CA made with openssl);
+// the syslog scenario's go over TLS to bench/lib/syslog-receiver.mjs (its own process, the same CA).
 //
 // Environment (sizes default to the documented scenarios):
 //   BENCH_SECONDS=10               length of scenario 1 and of the receiver-ceiling run
-//   BENCH_SCENARIOS=latency,drain,drain-hec,burst,nohook,fairness   which scenarios, in this order
+//   BENCH_SCENARIOS=latency,drain,drain-hec,drain-syslog,burst,nohook,fairness   which scenarios, in this order
 //   BENCH_LATENCY_RATE=200         1. single creates per second
 //   BENCH_DRAIN_EVENTS=10000       2. events queued with SERVE_WORKERS=false, then drained
 //   BENCH_HEC_EVENTS=20000         2b. the same, to a splunk_hec webhook (batches of up to 100 events)
+//   BENCH_SYSLOG_EVENTS=20000      2c. the same, to a syslog webhook (one TLS connection to bench/lib/syslog-receiver.mjs)
 //   BENCH_BURST_CREATES=10000      3. single creates from autocannon ...
 //   BENCH_BURST_CONNECTIONS=50        ... on this many connections
 //   BENCH_NOHOOK_ROWS=1000000      4. rows ingested (batches of 500, 4 connections) with no webhook
@@ -26,13 +28,14 @@ import { SIZES, sectionContext, withReceiver } from './lib/delivery-section.mjs'
 import { burst } from './lib/scenario-burst.mjs';
 import { drain } from './lib/scenario-drain.mjs';
 import { drainHec } from './lib/scenario-drain-hec.mjs';
+import { drainSyslog } from './lib/scenario-drain-syslog.mjs';
 import { fairness } from './lib/scenario-fairness.mjs';
 import { latency } from './lib/scenario-latency.mjs';
 import { nohook } from './lib/scenario-nohook.mjs';
 import { SECONDS } from './lib/service.mjs';
 import { benchStores } from './lib/stores.mjs';
 
-const SCENARIOS = [latency, drain, drainHec, burst, nohook, fairness];
+const SCENARIOS = [latency, drain, drainHec, drainSyslog, burst, nohook, fairness];
 
 function selectedScenarios() {
   const keys = (process.env.BENCH_SCENARIOS ?? SCENARIOS.map((s) => s.key).join(',')).split(',').map((k) => k.trim()).filter(Boolean);

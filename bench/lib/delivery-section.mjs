@@ -16,6 +16,7 @@ export const SIZES = {
   latencyRate: size('BENCH_LATENCY_RATE', 200),
   drainEvents: size('BENCH_DRAIN_EVENTS', 10_000),
   hecEvents: size('BENCH_HEC_EVENTS', 20_000),
+  syslogEvents: size('BENCH_SYSLOG_EVENTS', 20_000),
   burstCreates: size('BENCH_BURST_CREATES', 10_000),
   burstConnections: size('BENCH_BURST_CONNECTIONS', 50),
   nohookRows: size('BENCH_NOHOOK_ROWS', 1_000_000),
@@ -28,7 +29,7 @@ export const SIZES = {
 const TARGETS = {
   postgres: { latencyP50: 20, latencyP99: 100, drainRate: 3000, drainShare: 0.25 },
   pglite: { latencyP50: 50, drainRate: 1000 },
-  both: { burstGapSeconds: 3, nohookCpuPercent: 5, nohookMB: 10, fairP99: 100, hecRate: 10_000 },
+  both: { burstGapSeconds: 3, nohookCpuPercent: 5, nohookMB: 10, fairP99: 100, hecRate: 10_000, syslogRate: 10_000 },
 };
 
 /** Everything a scenario needs about the store section it runs in; `store.prefix` (default `/<kind>`) starts its receiver paths. */
