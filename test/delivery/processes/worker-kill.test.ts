@@ -7,6 +7,7 @@ import { bodyOf, createWebhook, deliveryEnv, emitEvent, verifyGithubStyle } from
 /** A lane's first claim takes this many of its jobs at most (lanes.ts): A holds all of H1's. */
 const H1_EVENTS = 4;
 const H2_EVENTS = 6;
+const LEASE_MS = 6_000;
 
 // Two worker processes on one database: only a PostgreSQL server allows that.
 describe.skipIf(!process.env.TEST_DATABASE_URL)('a killed worker process [postgres]', () => {
@@ -26,9 +27,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a killed worker process [postgr
 
   async function worker(): Promise<ServiceProcess> {
     // Leases far shorter than an attempt may last: only the heartbeat keeps a live worker's jobs.
+    // Long enough, though, for B to deliver H2's events on a busy machine before A's leases lapse.
     const started = ServiceProcess.start(['worker'], {
       ...deliveryEnv(certificates), DATABASE_URL: h.databaseUrl!, LOG_LEVEL: 'debug',
-      WEBHOOK_LEASE_MS: '2000', WEBHOOK_TIMEOUT_MS: '10000',
+      WEBHOOK_LEASE_MS: String(LEASE_MS), WEBHOOK_TIMEOUT_MS: '30000',
     });
     processes.push(started);
     await started.waitForOutput(/workers running/);
@@ -70,8 +72,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a killed worker process [postgr
     expect(receiver.at('/h1')).toHaveLength(H1_EVENTS);
 
     // Then the leases lapse and B makes those attempts again; the receiver now answers them.
-    await receiver.waitFor(() => receiver.at('/h1').length >= 2 * H1_EVENTS, 15_000);
-    expect(Date.now() - killedAt).toBeLessThan(15_000);
+    await receiver.waitFor(() => receiver.at('/h1').length >= 2 * H1_EVENTS, LEASE_MS + 15_000);
+    expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + 15_000);
     const order = receiver.requests.map((r) => r.path);
     const lastH2 = order.lastIndexOf('/h2');
     const retries = receiver.requests.filter((r, i) => r.path === '/h1' && i > lastH2);
