@@ -2,7 +2,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { trackChild } from './cleanup.mjs';
-import { sleep } from './service.mjs';
+import { pollStats, stopChild } from './receiver-process.mjs';
 
 const RECEIVER = fileURLToPath(new URL('../receiver.mjs', import.meta.url));
 
@@ -33,23 +33,8 @@ export async function startReceiver({ certFile, keyFile }) {
     /** Stats of `path` with `interactions` and `events`: `{ id: first receipt time }`. */
     receipts: (path) => stats(path, { receipts: '1' }),
     sample: () => call('GET', '/sample'),
-    /**
-     * Polls until `enough(summary)` or `budgetMs` passes; returns `{ summary, reached }`.
-     */
-    async waitFor(path, enough, budgetMs) {
-      const deadline = Date.now() + budgetMs;
-      for (;;) {
-        const summary = await stats(path);
-        if (enough(summary)) return { summary, reached: true };
-        if (Date.now() > deadline) return { summary, reached: false };
-        await sleep(200);
-      }
-    },
-    async close() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    /** Polls until `enough(summary)` or `budgetMs` passes; returns `{ summary, reached }`. */
+    waitFor: (path, enough, budgetMs) => pollStats(() => stats(path), enough, budgetMs),
+    close: () => stopChild(child),
   };
 }

@@ -2,7 +2,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { trackChild } from './cleanup.mjs';
-import { sleep } from './service.mjs';
+import { pollStats, stopChild } from './receiver-process.mjs';
 
 const RECEIVER = fileURLToPath(new URL('./syslog-receiver.mjs', import.meta.url));
 
@@ -43,20 +43,7 @@ export async function startSyslogReceiver({ certFile, keyFile }) {
     /** The latest interaction message received, `{ message, eventId, interactionId }`, or null. */
     sample: () => call('sample'),
     /** Polls until `enough(summary)` or `budgetMs` passes; returns `{ summary, reached }`. */
-    async waitFor(enough, budgetMs) {
-      const deadline = Date.now() + budgetMs;
-      for (;;) {
-        const summary = await stats();
-        if (enough(summary)) return { summary, reached: true };
-        if (Date.now() > deadline) return { summary, reached: false };
-        await sleep(200);
-      }
-    },
-    async close() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    waitFor: (enough, budgetMs) => pollStats(stats, enough, budgetMs),
+    close: () => stopChild(child),
   };
 }
