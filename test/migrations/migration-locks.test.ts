@@ -46,6 +46,17 @@ describe('what migrations lock', () => {
     ]));
   });
 
+  it('counts a transaction id as a volatile default: each row gets its own, so the table is rewritten', async () => {
+    const positioned = {
+      '0099_position': {
+        up: async (db: any) => {
+          await sql`alter table interaction_count_deltas add column seen_at_xact xid8 not null default pg_current_xact_id()`.execute(db);
+        },
+      },
+    };
+    expect((await lockFindings(positioned)).map((finding) => finding.rule)).toContain('volatile-default-rewrites-table');
+  });
+
   it('passes the same changes written online: concurrently and safe to run again outside a transaction, a constraint validated later', async () => {
     const online = {
       '0099_online': {
