@@ -99,7 +99,29 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
       const people = await h.call('GET', '/api/v1/people/risk', { token: t.adminToken, query: { ...query, limit: 500 } });
       expect(people.statusCode, people.body).toBe(200);
       expect(people.json().people, `${phase} people ${JSON.stringify(query)}`).toEqual(expectedPeople(start, end));
+      await expectWalks(`${phase} ${JSON.stringify(query)}`, query, expectedPeople(start, end));
     }
+  }
+
+  /** Pages of two, by cursor and by page number, give the ranking in order, ties by user id descending. */
+  async function expectWalks(what: string, query: Record<string, string>, expected: unknown[]) {
+    const byCursor: unknown[] = [];
+    let cursor: string | undefined;
+    do {
+      const response = await h.call('GET', '/api/v1/people/risk', { token: t.adminToken, query: { ...query, limit: 2, ...(cursor ? { cursor } : {}) } });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().total, what).toBe(expected.length);
+      byCursor.push(...response.json().people);
+      cursor = response.json().next_cursor ?? undefined;
+    } while (cursor);
+    expect(byCursor, `${what} by cursor`).toEqual(expected);
+    const byPage: unknown[] = [];
+    for (let page = 1; page <= Math.ceil(expected.length / 2) + 1; page += 1) {
+      const response = await h.call('GET', '/api/v1/people/risk', { token: t.adminToken, query: { ...query, limit: 2, page } });
+      expect(response.json().total, what).toBe(expected.length);
+      byPage.push(...response.json().people);
+    }
+    expect(byPage, `${what} by page`).toEqual(expected);
   }
 
   const lastNow = () => new Date(Math.max(...created.map((c) => Date.parse(c.timestamp))));
@@ -157,5 +179,16 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     const rolled = await rollUpUsage(h.deps.store.db, new Date(midnight + 11 * 60_000), [t.tenantId]);
     expect(rolled.days).toBeGreaterThanOrEqual(1);
     await expectExact('new day, rolled up');
+  });
+
+  it('leaves an erased person out of the ranking, its total and its pages, rolled up or not', async () => {
+    await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId]);
+    const [gone] = expectedPeople();
+    const erased = await h.call('POST', `/api/v1/users/${(gone as { user_id: string }).user_id}/erase-interactions`, { token: t.adminToken });
+    expect(erased.statusCode, erased.body).toBe(200);
+    created = created.filter((c) => c.user_id !== (gone as { user_id: string }).user_id);
+    await expectExact('erased, not rolled up again');
+    await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId]);
+    await expectExact('erased, rolled up again');
   });
 });

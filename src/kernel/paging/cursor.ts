@@ -83,6 +83,11 @@ export class KeysetPage {
     return new KeysetPage(request.limit, body.o, body.k, keyset, fingerprint);
   }
 
+  /** The key values the page starts after, when its request had a cursor (for a list ranked in memory). */
+  get afterKey(): readonly unknown[] | undefined {
+    return this.after;
+  }
+
   /**
    * The query in the keyset's order, limited to one row more than a page (that row only tells
    * whether a next page exists), after the cursor's key when there is one (a row-value

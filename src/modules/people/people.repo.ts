@@ -3,60 +3,86 @@ import type { Database } from '../../kernel/tables/database.js';
 import type { DateRange } from '../../kernel/dates.js';
 import { type Keyset, type KeysetPage, sortKey } from '../../kernel/paging/cursor.js';
 import { periodFigures } from '../rollups/rollup-read.js';
+import type { PersonFigures } from '../rollups/usage-figures.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** The weights of the score (docs/platforms.md, "People at risk"). */
 export const SCORE_WEIGHTS = { high_risk: 1, violations: 2, sensitive_types: 5, unsanctioned_platforms: 10 } as const;
 
-/** Highest score first, ties by user_id (descending: a keyset reads its keys in one direction). */
+/** Highest score first, ties by user_id (descending); a cursor carries [score, user_id]. */
 export const PEOPLE_ORDER: Keyset = {
-  keys: [sortKey.number('ranked.score', [0, Number.MAX_SAFE_INTEGER]), sortKey.uuid('ranked.user_id')],
+  keys: [sortKey.number('score', [0, Number.MAX_SAFE_INTEGER]), sortKey.uuid('user_id')],
   direction: 'desc',
 };
 
-export interface RankedRow {
+interface Person extends PersonFigures {
+  /** Null until read for a person known by number only. */
+  user_id: string | null;
+  score: number;
+}
+
+export interface RankedPerson extends Person {
   user_id: string;
-  score: string | number;
-  high_risk: string | number;
-  violations: string | number;
-  sensitive_types: string | number;
-  unsanctioned_platforms: string | number;
-  total: string | number;
+  cursor_key: [number, string];
 }
 
 /**
- * Every person with a score above zero in the range, a page of them (the total of the whole
- * ranking on each row). The figures come from the clean roll-ups covering the range's whole days
- * and from the rows of the rest (open, partial and dirty days; rollups/rollup-read.ts), combined
- * per person here; one statement then ranks them and applies the page's keyset. Run it in one
- * repeatable-read transaction: roll-ups, dirty marks and rows are one snapshot.
+ * Every person with a score above zero in the range, and a page of them. The figures come from the
+ * clean roll-ups covering the range's whole days and from the rows of the rest (open, partial and
+ * dirty days; rollups/rollup-read.ts). They are scored and ranked here: PostgreSQL is asked only
+ * for the user ids of the people who can be on the page (the first ones by score and whoever ties
+ * with the last of them), not sent every person's figures. Run it in one repeatable-read
+ * transaction: roll-ups, dirty marks, rows and user numbers are then one snapshot.
  * `unsanctioned` says which platforms count in `unsanctioned_platforms`.
  */
 export async function rankedPeople(
   db: Db, tenantId: string, range: DateRange, unsanctioned: (platformId: string) => boolean, page: KeysetPage,
-) {
+): Promise<{ rows: RankedPerson[]; total: number }> {
   const figures = await periodFigures(db, tenantId, range, 'people');
   const { numbered, unnumbered } = figures.perUser(unsanctioned);
-  const column = <T>(rows: readonly T[], pick: (row: T) => number) => rows.map(pick);
-  const w = SCORE_WEIGHTS;
-  const ranked = sql<RankedRow>`(
-    with figures as (
-      select u.user_id, f.high_risk, f.violations, f.sensitive_types, f.unsanctioned_platforms
-      from unnest(${column(numbered, (p) => p.n)}::int[], ${column(numbered, (p) => p.high_risk)}::bigint[],
-        ${column(numbered, (p) => p.violations)}::bigint[], ${column(numbered, (p) => p.sensitive_types)}::bigint[],
-        ${column(numbered, (p) => p.unsanctioned_platforms)}::bigint[])
-        as f(n, high_risk, violations, sensitive_types, unsanctioned_platforms)
-      join usage_rollup_users u on u.tenant_id = ${tenantId} and u.n = f.n and u.user_id is not null
-      union all
-      select * from unnest(${unnumbered.map((p) => p.user_id)}::uuid[], ${column(unnumbered, (p) => p.high_risk)}::bigint[],
-        ${column(unnumbered, (p) => p.violations)}::bigint[], ${column(unnumbered, (p) => p.sensitive_types)}::bigint[],
-        ${column(unnumbered, (p) => p.unsanctioned_platforms)}::bigint[])
-        as f(user_id, high_risk, violations, sensitive_types, unsanctioned_platforms))
-    select user_id, high_risk, violations, sensitive_types, unsanctioned_platforms,
-      (${w.high_risk} * high_risk + ${w.violations} * violations + ${w.sensitive_types} * sensitive_types
-        + ${w.unsanctioned_platforms} * unsanctioned_platforms)::float8 as score,
-      count(*) over () as total
-    from figures)`;
-  return page.apply(db.selectFrom(ranked.as('ranked')).selectAll()).execute();
+  // An erased person's days are dirty until rolled up again without them, so no figure carries their number.
+  const people: Person[] = [
+    ...numbered.map((person) => ({ ...person, user_id: null, score: scoreOf(person) })),
+    ...unnumbered.map((person) => ({ ...person, score: scoreOf(person) })),
+  ].sort((a, b) => b.score - a.score);
+
+  const after = page.afterKey as readonly [number, string] | undefined;
+  const afterUser = after?.[1].toLowerCase();
+  const isAfterCursor = (person: RankedPerson) =>
+    !after || person.score < after[0] || (person.score === after[0] && person.user_id < afterUser!);
+  const remaining = after ? people.filter((person) => person.score <= after[0]) : people;
+  const skipped = after ? 0 : page.offset;
+  const wanted = skipped + page.limit + 1;
+  // Whoever scores below the last one read ranks after everyone read: widen only when the
+  // cursor's ties left too few.
+  for (let take = wanted; ; take += wanted) {
+    const lowest = take < remaining.length ? remaining[take - 1]!.score : -Infinity;
+    const candidates = remaining.filter((person) => person.score >= lowest);
+    const ranked = (await withUserIds(db, tenantId, candidates)).filter(isAfterCursor).sort(byRank);
+    if (ranked.length >= wanted || candidates.length === remaining.length) {
+      return { rows: ranked.slice(skipped, wanted), total: people.length };
+    }
+  }
+}
+
+const scoreOf = (person: PersonFigures) => SCORE_WEIGHTS.high_risk * person.high_risk + SCORE_WEIGHTS.violations * person.violations
+  + SCORE_WEIGHTS.sensitive_types * person.sensitive_types + SCORE_WEIGHTS.unsanctioned_platforms * person.unsanctioned_platforms;
+
+const byRank = (a: RankedPerson, b: RankedPerson) => b.score - a.score || (a.user_id < b.user_id ? 1 : a.user_id > b.user_id ? -1 : 0);
+
+/** The people with their user ids, read for those known by number only. */
+async function withUserIds(db: Db, tenantId: string, people: readonly Person[]): Promise<RankedPerson[]> {
+  const unknown = people.filter((person) => person.user_id === null).map((person) => person.n);
+  const ids = new Map<number, string>();
+  if (unknown.length > 0) {
+    const { rows } = await sql<{ n: number; user_id: string }>`
+      select n, user_id from usage_rollup_users
+      where tenant_id = ${tenantId} and n = any(${unknown}::int[]) and user_id is not null`.execute(db);
+    for (const row of rows) ids.set(row.n, row.user_id);
+  }
+  return people.flatMap((person) => {
+    const userId = person.user_id ?? ids.get(person.n);
+    return userId === undefined ? [] : [{ ...person, user_id: userId, cursor_key: [person.score, userId] as [number, string] }];
+  });
 }

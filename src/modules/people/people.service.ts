@@ -20,16 +20,14 @@ export async function peopleAtRisk(
     list: 'people_risk', start_date: range.start, end_date: range.end,
   });
   const db = await deps.store.reader();
-  const rows = await db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
+  const { rows, total } = await db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
     const statuses = (await platformStatusesOf(tx, [ctx.tenantId])).get(ctx.tenantId)!;
     return rankedPeople(tx, ctx.tenantId, range, (id) => statuses.get(id) !== 'sanctioned', page);
   });
   const closed = page.close(rows);
-  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
-  if (rows.length === 0 && closed.page.offset > 0) total = await countPeople(deps, ctx, range);
   const people: PersonRisk[] = closed.rows.map((row) => ({
-    user_id: row.user_id, score: Number(row.score), high_risk: Number(row.high_risk), violations: Number(row.violations),
-    sensitive_types: Number(row.sensitive_types), unsanctioned_platforms: Number(row.unsanctioned_platforms),
+    user_id: row.user_id, score: row.score, high_risk: row.high_risk, violations: row.violations,
+    sensitive_types: row.sensitive_types, unsanctioned_platforms: row.unsanctioned_platforms,
   }));
   return {
     body: {
@@ -38,12 +36,4 @@ export async function peopleAtRisk(
     },
     page: closed.page,
   };
-}
-
-/** The ranking's size, for a page past its end (which holds no row to carry it). */
-async function countPeople(deps: Deps, ctx: RequestContext, range: ReturnType<typeof parseDateRange>): Promise<number> {
-  const first = await peopleAtRisk(deps, ctx, {
-    limit: 1, start_date: range.start?.toISOString(), end_date: range.end?.toISOString(),
-  }, { limit: 1, offset: 0, cursor: undefined });
-  return first.body.total;
 }

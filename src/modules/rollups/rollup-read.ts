@@ -28,22 +28,26 @@ export async function planOf(db: Db, tenantId: string, range: DateRange): Promis
   return planPeriod(range, blocks, dirty);
 }
 
-/** Adds the blocks' roll-ups to `figures`: the platforms' users only, or everything people at risk needs. */
+/**
+ * Adds the blocks' roll-ups to `figures`: the platforms' users only, or everything people at risk
+ * needs. Each bitmap comes as a row of its own, read as binary (bytea) rather than inside an array.
+ */
 export async function addRollups(db: Db, tenantId: string, blocks: readonly Block[], figures: UsageFigures, what: 'platforms' | 'people') {
   if (blocks.length === 0) return;
-  const base64s = (column: string) => sql`array(select encode(b, 'base64') from unnest(${sql.ref(column)}) with ordinality as u(b, o) order by o)`;
-  const { rows } = await sql<{ high_risk: string | null; violations: string | null; platforms: string[]; platform_users: string[]; types: string[] | null; type_users: string[] | null }>`
-    select r.platforms, ${base64s('r.platform_users')} as platform_users,
-      ${what === 'people' ? sql`encode(r.high_risk, 'base64') as high_risk, encode(r.violations, 'base64') as violations,
-        r.types, ${base64s('r.type_users')} as type_users` : sql`null as high_risk, null as violations, null as types, null as type_users`}
-    from unnest(${blocks.map((block) => block.level)}::int[], ${blocks.map((block) => block.start)}::int[]) as b(level, start)
-    join usage_rollups r on r.tenant_id = ${tenantId} and r.level = b.level and r.start_day = date '1970-01-01' + b.start`.execute(db);
-  for (const row of rows) {
-    figures.addEncoded({
-      ...(row.high_risk !== null ? { high_risk: decode(row.high_risk), violations: decode(row.violations!) } : {}),
-      platforms: row.platforms, platform_users: row.platform_users.map(decode),
-      ...(row.types ? { types: row.types, type_users: row.type_users!.map(decode) } : {}),
-    });
+  const people = what === 'people';
+  const { rows } = await sql<{ kind: 'high_risk' | 'violations' | 'platform' | 'type'; name: string | null; bits: Uint8Array }>`
+    with r as (
+      select r.* from unnest(${blocks.map((block) => block.level)}::int[], ${blocks.map((block) => block.start)}::int[]) as b(level, start)
+      join usage_rollups r on r.tenant_id = ${tenantId} and r.level = b.level and r.start_day = date '1970-01-01' + b.start)
+    select 'platform' as kind, u.name, u.bits from r cross join unnest(r.platforms, r.platform_users) as u(name, bits)
+    ${people ? sql`
+    union all select 'type', u.name, u.bits from r cross join unnest(r.types, r.type_users) as u(name, bits)
+    union all select 'high_risk', null, r.high_risk from r
+    union all select 'violations', null, r.violations from r` : sql``}`.execute(db);
+  for (const { kind, name, bits } of rows) {
+    if (kind === 'platform') figures.addEncoded({ platforms: [name!], platform_users: [bits] });
+    else if (kind === 'type') figures.addEncoded({ types: [name!], type_users: [bits] });
+    else figures.addEncoded({ [kind]: bits });
   }
 }
 
@@ -80,5 +84,3 @@ export async function periodFigures(db: Db, tenantId: string, range: DateRange, 
   else await addPlatformUsersFromRows(db, tenantId, plan.live, figures);
   return figures;
 }
-
-const decode = (base64: string): Uint8Array => Buffer.from(base64, 'base64');
