@@ -1,9 +1,7 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
-import type { DateRange } from '../../kernel/dates.js';
 import { type Keyset, type KeysetPage, sortKey } from '../../kernel/paging/cursor.js';
-import { periodFigures } from '../rollups/rollup-read.js';
-import type { PersonFigures } from '../rollups/usage-figures.js';
+import type { PersonFigures, UsageFigures } from '../rollups/usage-figures.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -28,18 +26,17 @@ export interface RankedPerson extends Person {
 }
 
 /**
- * Every person with a score above zero in the range, and a page of them. The figures come from the
- * clean roll-ups covering the range's whole days and from the rows of the rest (open, partial and
- * dirty days; rollups/rollup-read.ts). They are scored and ranked here: PostgreSQL is asked only
+ * Every person with a score above zero in the period, and a page of them. `figures` are the
+ * period's (`periodFigures`: the clean roll-ups covering its whole days and the rows of the rest,
+ * open, partial and dirty days; rollups/rollup-read.ts). They are scored and ranked here: PostgreSQL is asked only
  * for the user ids of the people who can be on the page (the first ones by score and whoever ties
  * with the last of them), not sent every person's figures. Run it in one repeatable-read
  * transaction: roll-ups, dirty marks, rows and user numbers are then one snapshot.
  * `unsanctioned` says which platforms count in `unsanctioned_platforms`.
  */
 export async function rankedPeople(
-  db: Db, tenantId: string, range: DateRange, unsanctioned: (platformId: string) => boolean, page: KeysetPage,
+  db: Db, tenantId: string, figures: UsageFigures, unsanctioned: (platformId: string) => boolean, page: KeysetPage,
 ): Promise<{ rows: RankedPerson[]; total: number }> {
-  const figures = await periodFigures(db, tenantId, range, 'people');
   const { numbered, unnumbered } = figures.perUser(unsanctioned);
   // An erased person's days are dirty until rolled up again without them, so no figure carries their number.
   const people: Person[] = [

@@ -4,7 +4,7 @@ import type { DateRange } from '../../kernel/dates.js';
 import { riskBucketOf, splitTime } from '../counts/buckets.js';
 import { bucketRows } from '../counts/sums.js';
 import { TOP_USERS_RISK } from '../stats/stats.top-users.js';
-import { periodFigures } from '../rollups/rollup-read.js';
+import type { UsageFigures } from '../rollups/usage-figures.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -60,11 +60,13 @@ export interface PlatformReach {
  * First and last interaction and distinct users of each platform in the range:
  * - `first_seen`, `last_seen`: one probe each of interactions_platform_idx (tenant_id, platform_id,
  *   timestamp, …) from either end of the range (`Limit -> Index Only Scan`, a min/max);
- * - `users`: the union of the users' bitmaps of the clean roll-ups covering the range's whole
- *   days and the users of the rest of it (open, partial and dirty days) from its rows
- *   (rollups/rollup-read.ts). Run it in the same repeatable-read transaction as the counts.
+ * - `users`: from `figures`, the period's figures for platforms (`periodFigures`: the union of the
+ *   users' bitmaps of the clean roll-ups covering the range's whole days and the users of the
+ *   rest of it from its rows). Read them in the same repeatable-read transaction as the counts.
  */
-export async function reachByPlatform(db: Db, tenantId: string, platformIds: readonly string[], range: DateRange): Promise<PlatformReach[]> {
+export async function reachByPlatform(
+  db: Db, tenantId: string, platformIds: readonly string[], range: DateRange, figures: UsageFigures,
+): Promise<PlatformReach[]> {
   if (platformIds.length === 0) return [];
   const within = (alias: string) => sql.join([
     sql`true`,
@@ -78,7 +80,6 @@ export async function reachByPlatform(db: Db, tenantId: string, platformIds: rea
       (select max(l.timestamp) from interactions l
        where l.tenant_id = ${tenantId} and l.platform_id = p.platform_id and ${within('l')}) as last_seen
     from unnest(${platformIds}::text[]) as p(platform_id)`.execute(db);
-  const figures = await periodFigures(db, tenantId, range, 'platforms');
   return rows.map((row) => ({
     platform_id: row.platform_id, users: figures.usersOf(row.platform_id),
     first_seen: new Date(row.first_seen), last_seen: new Date(row.last_seen),
