@@ -54,8 +54,8 @@ describe.skipIf(!chromiumFound)('API reference page in Chromium', () => {
       await page.goto(`${base}${HOME_PAGE}`, { waitUntil: 'networkidle' });
       expect(new URL(page.url()).pathname).toBe('/docs/');
       expect(await page.title()).toBe('Usage-Governance Service API');
-      await expect.poll(() => page.getByRole('heading', { name: 'Usage-Governance Service API' }).count()).toBeGreaterThan(0);
-      await expect.poll(() => page.getByText('Log in', { exact: true }).first().isVisible()).toBe(true);
+      await expect.poll(() => page.getByRole('heading', { name: 'Usage-Governance Service API' }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+      await expect.poll(() => page.getByText('Log in', { exact: true }).first().isVisible(), { timeout: 15_000 }).toBe(true);
 
       // The typefaces are this service's own: they loaded, from /docs/fonts.
       const loadedFamilies = await page.evaluate<string[]>(`document.fonts.ready.then((fonts) =>
@@ -92,7 +92,7 @@ describe.skipIf(!chromiumFound)('API reference page in Chromium', () => {
       const answer = await answered;
       expect(new URL(answer.url()).origin).toBe(base);
       expect(answer.status()).toBeGreaterThanOrEqual(200);
-      await expect.poll(() => page.getByText(String(answer.status())).first().isVisible()).toBe(true);
+      await expect.poll(() => page.getByText(String(answer.status())).first().isVisible(), { timeout: 15_000 }).toBe(true);
       expect(foreign(requests)).toEqual([]);
       expect(violations).toEqual([]);
     } finally {

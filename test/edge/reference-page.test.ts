@@ -33,6 +33,19 @@ describe.each(STORES)('API reference page and home redirect [%s]', (kind) => {
     expect(followed.headers['content-type']).toMatch(/^text\/html/);
   });
 
+  it('sends /docs to /docs/, and answers concurrent first visits alike (the renderer loads on the first)', async () => {
+    const app = await buildApp(h.deps, {});
+    try {
+      const bare = await app.inject({ method: 'GET', url: '/docs' });
+      expect([bare.statusCode, bare.headers.location]).toEqual([301, '/docs/']);
+      const pages = await Promise.all([1, 2, 3].map(() => app.inject({ method: 'GET', url: '/docs/' })));
+      expect(pages.map((page) => page.statusCode)).toEqual([200, 200, 200]);
+      expect(new Set(pages.map((page) => page.body)).size).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('answers other methods on / with the JSON 404', async () => {
     const response = await h.app.inject({ method: 'POST', url: '/', payload: {} });
     expect(response.statusCode).toBe(404);
