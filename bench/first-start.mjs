@@ -21,7 +21,7 @@ const seconds = [];
 for (let run = 1; run <= runs; run++) {
   const folder = mkdtempSync(join(tmpdir(), 'ugs-first-start-'));
   const started = performance.now();
-  const child = spawn(process.execPath, ['--max-semi-space-size=8', cli, 'serve'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=8', '--heap-growing-percent=50', cli, 'serve'], {
     env: {
       PATH: process.env.PATH, DATA_DIR: join(folder, 'data'), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
       BOOTSTRAP_ADMIN_PASSWORD: 'Bench-Password-1',
