@@ -27,12 +27,12 @@ export interface RankedPerson extends Person {
 
 /**
  * Every person with a score above zero in the period, and a page of them. `figures` are the
- * period's (`periodFigures`: the clean roll-ups covering its whole days and the rows of the rest,
- * open, partial and dirty days; rollups/rollup-read.ts). They are scored and ranked here: PostgreSQL is asked only
- * for the user ids of the people who can be on the page (the first ones by score and whoever ties
- * with the last of them), not sent every person's figures. Run it in one repeatable-read
- * transaction: roll-ups, dirty marks, rows and user numbers are then one snapshot.
- * `unsanctioned` says which platforms count in `unsanctioned_platforms`.
+ * period's (`periodFigures`: the clean roll-ups covering its whole days and the rows of the
+ * rest, open, partial and dirty days; rollups/rollup-read.ts). They are scored and ranked here:
+ * PostgreSQL is asked only for the user ids of the people who can be on the page (the first ones
+ * by score and whoever ties with the last of them), not sent every person's figures. Run it in
+ * one repeatable-read transaction: roll-ups, dirty marks, rows and user numbers are then one
+ * snapshot. `unsanctioned` says which platforms count in `unsanctioned_platforms`.
  */
 export async function rankedPeople(
   db: Db, tenantId: string, figures: UsageFigures, unsanctioned: (platformId: string) => boolean, page: KeysetPage,
