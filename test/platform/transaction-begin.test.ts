@@ -8,12 +8,10 @@ import { inFixedScope } from '../../src/platform/store/scoped-connections.js';
 import { TABLE_OWNER, inTenants } from '../../src/platform/store/tenant-scope.js';
 import { createPostgresDatabase } from '../helpers/stores.js';
 
-// On PostgreSQL a transaction's first statement is sent right behind its begin (the begin and
-// the tenant scope's settings in one message), before the begin has answered. Here the settings
-// fail: the service connects as a login role that may not become the service role. The
-// statement behind them must not run (not outside the transaction, not out of scope), the caller
-// gets the begin's error, and the pool's one connection is left usable, not in an aborted
-// transaction.
+// On PostgreSQL a transaction begins with one message: the begin and the tenant scope's
+// settings. Here the settings fail: the service connects as a login role that may not become the
+// service role. The transaction's statement must not run, the caller gets the settings' error,
+// and the pool's one connection is left usable, not in an aborted transaction.
 describe.runIf(process.env.TEST_DATABASE_URL)('a transaction whose begin fails [postgres]', () => {
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
   let store: Store;
@@ -51,8 +49,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('a transaction whose begin fails [
     await admin.query(`drop role if exists ${role}`).finally(() => admin.end());
   });
 
-  it('runs nothing behind a failed begin, answers with its error, and leaves the connection usable', async () => {
-    const marker = `behind-a-failed-begin-${randomBytes(4).toString('hex')}`;
+  it('runs nothing after a failed begin, answers with its error, and leaves the connection usable', async () => {
+    const marker = `after-a-failed-begin-${randomBytes(4).toString('hex')}`;
     for (let round = 0; round < 3; round += 1) {
       const attempt = inTenants([tenantId], () => store.db.transaction().execute(async (tx) => {
         await tx.insertInto('audit_log').values({

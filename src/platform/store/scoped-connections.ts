@@ -29,11 +29,6 @@ interface ConnectionState {
   /** Inside a transaction: what it holds locally (undefined: nothing yet, the session's). */
   local?: ScopeSettings;
   inTransaction: boolean;
-  /**
-   * Transaction mode: the transaction's `begin` with its settings, sent but not yet answered.
-   * Its first statement goes right behind it and waits for both (see beginTransaction).
-   */
-  begun?: Promise<unknown>;
 }
 
 /** Statements PostgreSQL refuses inside a transaction block; in the owner's scope they run as they are. */
@@ -87,7 +82,6 @@ function scopedDriver(driver: Driver, mode: ScopeMode): Driver {
     const state = stateOf(innerOf(connection));
     state.inTransaction = false;
     state.local = undefined;
-    state.begun = undefined;
   };
 
   return {
@@ -100,13 +94,14 @@ function scopedDriver(driver: Driver, mode: ScopeMode): Driver {
       const scope = currentScope();
       if (mode === 'transaction' && scope) {
         const wanted = settingsOf(scope);
-        // Not awaited: the first statement is sent behind it, one round trip for both. That is
-        // safe because begin comes first in its message: once it has run, a failure of the
-        // settings leaves the transaction aborted, so no statement behind them runs, outside
-        // the transaction or out of scope. The statement then answers with the begin's error.
-        const begun = inner.executeQuery(beginWithSettings(beginStatement(settings), wanted));
-        begun.catch(() => {}); // observed by the first statement, the commit or the rollback
-        state.begun = begun;
+        try {
+          await inner.executeQuery(beginWithSettings(beginStatement(settings), wanted));
+        } catch (error) {
+          // Settings that failed after the begin left an aborted transaction, and the caller
+          // never gets to roll it back: end it before the connection goes back to the pool.
+          await inner.executeQuery(CompiledQuery.raw('rollback')).catch(() => {});
+          throw error;
+        }
         state.local = wanted;
       } else {
         if (mode === 'session' && scope) await applySessionScope(inner, state, settingsOf(scope));
@@ -115,23 +110,14 @@ function scopedDriver(driver: Driver, mode: ScopeMode): Driver {
       state.inTransaction = true;
     },
     commitTransaction: async (connection) => {
-      const inner = innerOf(connection);
       try {
-        try {
-          await takeBegun(stateOf(inner));
-        } catch (error) {
-          // A begin whose settings failed left an aborted transaction: end it before the connection goes back.
-          await driver.rollbackTransaction(inner).catch(() => {});
-          throw error;
-        }
-        await driver.commitTransaction(inner);
+        await driver.commitTransaction(innerOf(connection));
       } finally {
         endTransaction(connection);
       }
     },
     rollbackTransaction: async (connection) => {
       try {
-        await takeBegun(stateOf(innerOf(connection))).catch(() => {});
         await driver.rollbackTransaction(innerOf(connection));
       } finally {
         endTransaction(connection);
@@ -178,27 +164,14 @@ async function applySessionScope(connection: DatabaseConnection, state: Connecti
   state.session = wanted;
 }
 
-/** The transaction's begin, once: its answer, or its error (transaction mode). */
-async function takeBegun(state: ConnectionState): Promise<void> {
-  const begun = state.begun;
-  state.begun = undefined;
-  await begun;
-}
-
 const transactionScoped: Scoped = async (connection, state, query, run) => {
   const wanted = wantedFor(query);
   if (state.inTransaction) {
-    const begun = takeBegun(state);
     if (!sameSettings(state.local, wanted)) {
-      await begun;
       await connection.executeQuery(setSettings(wanted, true));
       state.local = wanted;
     }
-    // Sent behind the begin when it is not answered yet; its error comes first.
-    const [began, ran] = await Promise.allSettled([begun, run()]);
-    if (began.status === 'rejected') throw began.reason;
-    if (ran.status === 'rejected') throw ran.reason;
-    return ran.value;
+    return run();
   }
   if (wanted.role === 'none' && OUTSIDE_TRANSACTIONS.test(query.sql)) return run();
   // Sent together: on a pipelining connection (the PostgreSQL pools) one round trip, as the
