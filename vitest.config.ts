@@ -6,10 +6,6 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // expect.poll waits for something another process or timer does (a delivery recorded, a
-    // page rendered); Vitest's default of 1 s failed such waits on a loaded two-core machine.
-    // A poll that passes returns as soon as it does: only a failing one waits longer.
-    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Each file has its own store (a PGlite instance, or a PostgreSQL database of its own) and
     // its own ports, and most of a test's time is spent waiting on processes, sockets and timers:

@@ -77,7 +77,7 @@ describe.each(STORES)('webhook delivery [%s]', (kind) => {
     expect(() => verifyStandard(subscribed.signing_secret, { ...request!, rawBody: Buffer.from(`${request!.rawBody} `) })).toThrow();
     expect(Math.abs(Number(request!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
 
-    await expect.poll(async () => (await history(t, subscribed.id)).total).toBe(1);
+    await expect.poll(async () => (await history(t, subscribed.id)).total, { timeout: 10_000 }).toBe(1);
     const { deliveries } = await history(t, subscribed.id);
     expect(deliveries[0]).toMatchObject({
       id: request!.headers['x-service-delivery'], event_type: 'user.invited', event_id: envelope.id,
@@ -85,7 +85,7 @@ describe.each(STORES)('webhook delivery [%s]', (kind) => {
     });
     expect(deliveries[0]).not.toHaveProperty('error');
     // Delivered: its job is gone; its envelope stays for redelivery while its history is kept.
-    await expect.poll(async () => (await webhook(t, subscribed.id)).queued).toBe(0);
+    await expect.poll(async () => (await webhook(t, subscribed.id)).queued, { timeout: 10_000 }).toBe(0);
     expect(await h.db.selectFrom('webhook_jobs').select('id').where('event_id', '=', envelope.id).execute()).toEqual([]);
     expect(await h.db.selectFrom('webhook_messages').select('id').where('id', '=', envelope.id).execute()).toHaveLength(1);
   });
@@ -113,7 +113,7 @@ describe.each(STORES)('webhook delivery [%s]', (kind) => {
     r.cue({ status: 500 }, { reset: true }, { status: 200, delayMs: 800 }, { status: 302 }, { status: 204 });
     const event = await emitEvent(h, t.tenantId, 'user.role_changed', { id: 'u1', role: 'admin' });
     await r.waitFor((requests) => requests.length >= 5);
-    await expect.poll(async () => (await history(t, hook.id)).total).toBe(5);
+    await expect.poll(async () => (await history(t, hook.id)).total, { timeout: 10_000 }).toBe(5);
 
     const attempts = [...(await history(t, hook.id)).deliveries].reverse();
     expect(attempts.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
@@ -231,7 +231,7 @@ describe.each(STORES)('webhook delivery [%s]', (kind) => {
     const hook = await createWebhook(h, t, { url: r.url(), events: ['policy.deleted'] });
     const event = await emitEvent(h, t.tenantId, 'policy.deleted', { id: 'p1' });
     await r.waitFor((requests) => requests.length >= 1);
-    await expect.poll(async () => (await history(t, hook.id)).total).toBe(1);
+    await expect.poll(async () => (await history(t, hook.id)).total, { timeout: 10_000 }).toBe(1);
     const [first] = (await history(t, hook.id)).deliveries;
     r.cue({ status: 500 });
     const response = await h.call('POST', `/api/v1/webhooks/${hook.id}/deliveries/${first.id}/redeliver`, { token: t.adminToken });
@@ -240,7 +240,7 @@ describe.each(STORES)('webhook delivery [%s]', (kind) => {
     await r.waitFor((requests) => requests.length >= 3);
     expect(r.requests[1]!.rawBody.equals(r.requests[0]!.rawBody)).toBe(true);
     expect(r.requests[2]!.rawBody.equals(r.requests[0]!.rawBody)).toBe(true);
-    await expect.poll(async () => (await history(t, hook.id)).total).toBe(3);
+    await expect.poll(async () => (await history(t, hook.id)).total, { timeout: 10_000 }).toBe(3);
     const attempts = (await history(t, hook.id)).deliveries.map((d: { attempt: number; success: boolean }) => [d.attempt, d.success]);
     expect(attempts).toEqual([[2, true], [1, false], [1, true]]);
     const audit = await h.db.selectFrom('audit_log').selectAll().where('tenant_id', '=', t.tenantId)
