@@ -183,10 +183,10 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
 
   it('leaves an erased person out of the ranking, its total and its pages, rolled up or not', async () => {
     await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId]);
-    const [gone] = expectedPeople();
-    const erased = await h.call('POST', `/api/v1/users/${(gone as { user_id: string }).user_id}/erase-interactions`, { token: t.adminToken });
+    const gone = expectedPeople()[0]!.user_id;
+    const erased = await h.call('POST', `/api/v1/users/${gone}/erase-interactions`, { token: t.adminToken });
     expect(erased.statusCode, erased.body).toBe(200);
-    created = created.filter((c) => c.user_id !== (gone as { user_id: string }).user_id);
+    created = created.filter((c) => c.user_id !== gone);
     await expectExact('erased, not rolled up again');
     await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId]);
     await expectExact('erased, rolled up again');
