@@ -13,6 +13,13 @@ export const releaseAdminEnv = { BOOTSTRAP_ADMIN_EMAIL: RELEASE_ADMIN.email, BOO
  */
 export const PATIENT_RETRIES = [0, ...Array.from({ length: 100 }, () => 1000)].join(',');
 
+/**
+ * The tests' usual 500 ms attempt timeout is too short for a receiver in a test process shared
+ * with other suites: a slow answer counts as a failure, the webhook's concurrency halves at each,
+ * and a backlog of a few hundred jobs then drains one attempt at a time.
+ */
+export const PATIENT_TIMEOUT_MS = '10000';
+
 /** What a tenant's admin fills through the API of any release since v0.1.0. */
 export interface Filled {
   webhookId: string;

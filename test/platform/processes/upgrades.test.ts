@@ -5,7 +5,7 @@ import { SERVICE_VERSION } from '../../../src/kernel/version.js';
 import { installRelease, releasesToTest, type InstalledRelease } from '../../helpers/earlier-release.js';
 import { createTestCertificates, HttpsReceiver } from '../../helpers/https-receiver.js';
 import { tempDir } from '../../helpers/process.js';
-import { fillThroughApi, PATIENT_RETRIES, RELEASE_ADMIN, releaseAdminEnv, totalsOf } from '../../helpers/release-data.js';
+import { fillThroughApi, PATIENT_RETRIES, PATIENT_TIMEOUT_MS, RELEASE_ADMIN, releaseAdminEnv, totalsOf } from '../../helpers/release-data.js';
 import { ServiceApi } from '../../helpers/service-api.js';
 import { STORES, createPostgresDatabase } from '../../helpers/stores.js';
 import { TcpProxy } from '../../helpers/tcp-proxy.js';
@@ -59,7 +59,7 @@ describe('upgrades from earlier releases', () => {
     await gate.start();
     cleanups.push(() => gate.stop());
     const receiverPort = gate.port;
-    const env = { ...store, ...releaseAdminEnv, ...deliveryEnv(certificates, { WEBHOOK_RETRY_DELAYS_MS: PATIENT_RETRIES }) };
+    const env = { ...store, ...releaseAdminEnv, ...deliveryEnv(certificates, { WEBHOOK_RETRY_DELAYS_MS: PATIENT_RETRIES, WEBHOOK_TIMEOUT_MS: PATIENT_TIMEOUT_MS }) };
 
     const earlier = await ServiceApi.start(env, { cli: release.cli, admin: RELEASE_ADMIN, readyWithinMs: READY_WITHIN_MS });
     cleanups.push(() => earlier.stop('SIGKILL'));
