@@ -109,11 +109,18 @@ export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJ
   return result.rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
-/** Extends the leases a worker holds (its heartbeat). Returns how many jobs it still holds. */
+/**
+ * Extends the leases a worker holds (its heartbeat). Returns how many it extended. Jobs whose
+ * outcome is being recorded are locked by that transaction: they are skipped, not waited for
+ * (they are finishing; if that transaction fails, the next heartbeat extends them). Waiting would
+ * hold the locks of every other held job meanwhile, and the next recordings would queue behind.
+ */
 export async function renewLeases(db: Db, leaseId: string, leaseUntil: Date): Promise<number> {
-  const updated = await db.updateTable('webhook_jobs').set({ lease_until: leaseUntil }).where('lease_id', '=', leaseId)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows);
+  const result = await sql`
+    update webhook_jobs j set lease_until = ${leaseUntil}
+    from (select tenant_id, id from webhook_jobs where lease_id = ${leaseId} for update skip locked) held
+    where j.tenant_id = held.tenant_id and j.id = held.id`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
 
 /** Gives back the leases of a stopping worker, so that another takes its jobs at once. */

@@ -7,6 +7,8 @@ import { logFailure } from '../../platform/store/store-outages.js';
 const FLUSH_MAX = 500;
 const FLUSH_DELAY_MS = 10;
 const FLUSH_RETRY_MS = 1000;
+/** A stopping worker gives up recording after this many failed batches in a row. */
+const CLOSE_FAILURES = 3;
 
 /**
  * Buffers the outcomes of a worker's attempts and records them in batches (`recordCompletions`).
@@ -16,7 +18,7 @@ const FLUSH_RETRY_MS = 1000;
  */
 export class OutcomeRecorder {
   private pending: Completion[] = [];
-  private flushing: Promise<void> | undefined;
+  private flushing: Promise<boolean> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private limit = FLUSH_MAX;
   private closing = false;
@@ -34,12 +36,20 @@ export class OutcomeRecorder {
     this.schedule(this.pending.length >= FLUSH_MAX ? 0 : FLUSH_DELAY_MS);
   }
 
-  /** Records what is buffered (a few tries at most), for a worker that stops. */
+  /**
+   * Records everything buffered, for a worker that stops: batch after batch while they succeed,
+   * giving up after a few failures in a row (the store is down: those jobs' leases lapse and
+   * their attempts are made again).
+   */
   async close(): Promise<void> {
     this.closing = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (let tries = 0; (this.pending.length > 0 || this.flushing) && tries < 3; tries += 1) await this.flush();
+    await this.flushing;
+    for (let failures = 0; this.pending.length > 0 && failures < CLOSE_FAILURES;) {
+      if (!(await this.flush())) failures += 1;
+      else failures = 0;
+    }
   }
 
   private schedule(delayMs: number): void {
@@ -50,10 +60,11 @@ export class OutcomeRecorder {
     }, delayMs);
   }
 
-  private flush(): Promise<void> {
+  /** Records the next batch; true when it was recorded. */
+  private flush(): Promise<boolean> {
     if (this.flushing) return this.flushing;
     const batch = this.pending.splice(0, this.limit);
-    if (batch.length === 0) return Promise.resolve();
+    if (batch.length === 0) return Promise.resolve(true);
     let retryIn = 0;
     this.flushing = recordCompletions(this.deps, this.leaseId, batch)
       .then((results) => {
@@ -62,6 +73,7 @@ export class OutcomeRecorder {
           this.onRecorded(completion);
           this.log(completion, results[i]!);
         }
+        return true;
       }, (error: unknown) => {
         // While the store is down the leases of these jobs cannot be renewed and lapse, and
         // another worker may make those attempts again (at least once).
@@ -71,6 +83,7 @@ export class OutcomeRecorder {
         retryIn = FLUSH_RETRY_MS;
         logFailure(this.deps.store, this.logger, 'warn', error, 'webhook attempts not recorded yet; will retry',
           { attempts: batch.length });
+        return false;
       })
       .finally(() => {
         this.flushing = undefined;
