@@ -77,7 +77,7 @@ describe.each(STORES)('a worker\'s leases and recordings [%s]', (kind) => {
     await locked.promise;
     const until = new Date(h.clock.now().getTime() + 120_000);
     const renewed = await Promise.race([
-      acrossTenants(() => renewLeases(h.deps.store.db, leaseId, until)),
+      acrossTenants(() => renewLeases(h.deps.store.db, leaseId, until, jobs)),
       new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 5_000)),
     ]);
     release.open();

@@ -6,7 +6,7 @@ import { Poller } from '../../platform/poller.js';
 import { JOBS_CHANNEL } from '../../platform/outbox/outbox.js';
 import { openWebhookSecrets } from './secrets.js';
 import { openPayload } from '../../platform/outbox/outbox.js';
-import { claimJobs, jobKey, releaseLeases, renewLeases, type ClaimedJob, type Lane } from './queue.js';
+import { claimJobs, jobKey, releaseLeases, renewLeases, type ClaimedJob, type JobKey, type Lane } from './queue.js';
 import { LaneLimits } from './lanes.js';
 import { OutcomeRecorder } from './recorder.js';
 import type { AttemptOutcome } from './sender.js';
@@ -52,8 +52,8 @@ export class DeliveryWorker {
   private readonly maxRetries: number;
   private firstInFlight = 0;
   private retriesInFlight = 0;
-  /** Jobs sent or being sent whose outcome is not recorded yet. */
-  private readonly held = new Set<string>();
+  /** Jobs sent or being sent whose outcome is not recorded yet (their leases are renewed), by `jobKey`. */
+  private readonly held = new Map<string, JobKey>();
   private readonly attempts = new Set<Promise<void>>();
   private readonly recorder: OutcomeRecorder;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -90,7 +90,7 @@ export class DeliveryWorker {
     await Promise.allSettled([...this.attempts]);
     await this.recorder.close();
     clearInterval(this.heartbeat);
-    await acrossTenants(() => releaseLeases(this.deps.store.db, this.leaseId)).catch(() => {});
+    await acrossTenants(() => releaseLeases(this.deps.store.db, this.leaseId, [...this.held.values()])).catch(() => {});
     await this.transports.close();
   }
 
@@ -132,7 +132,7 @@ export class DeliveryWorker {
     // Ours already: claimed again after our lease lapsed (a store outage) while its attempt was in flight.
     const jobs = claimed.filter((job) => !this.held.has(jobKey(job)));
     if (jobs.length === 0) return;
-    for (const job of jobs) this.held.add(jobKey(job));
+    for (const job of jobs) this.held.set(jobKey(job), { tenant_id: job.tenant_id, id: job.id });
     const lane = laneOf(jobs[0]!);
     this.lanes.started(lane);
     if (retry) this.retriesInFlight += 1;
@@ -193,7 +193,7 @@ export class DeliveryWorker {
   private async renew(): Promise<void> {
     if (this.held.size === 0) return;
     const until = new Date(this.deps.clock.now().getTime() + this.deps.config.webhooks.leaseMs);
-    await acrossTenants(() => renewLeases(this.deps.store.db, this.leaseId, until)).catch((error: unknown) => {
+    await acrossTenants(() => renewLeases(this.deps.store.db, this.leaseId, until, [...this.held.values()])).catch((error: unknown) => {
       logFailure(this.deps.store, this.logger, 'warn', error, 'webhook leases not renewed; will retry');
     });
   }

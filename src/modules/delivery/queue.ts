@@ -110,22 +110,32 @@ export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJ
 }
 
 /**
- * Extends the leases a worker holds (its heartbeat). Returns how many it extended. Jobs whose
- * outcome is being recorded are locked by that transaction: they are skipped, not waited for
- * (they are finishing; if that transaction fails, the next heartbeat extends them). Waiting would
- * hold the locks of every other held job meanwhile, and the next recordings would queue behind.
+ * Extends the leases of the jobs a worker holds (its heartbeat), found by their keys. Returns how
+ * many it extended. Jobs whose outcome is being recorded are locked by that transaction: they are
+ * skipped, not waited for (they are finishing; if that transaction fails, the next heartbeat
+ * extends them). Waiting would hold the locks of every other held job meanwhile, and the next
+ * recordings would queue behind.
  */
-export async function renewLeases(db: Db, leaseId: string, leaseUntil: Date): Promise<number> {
+export async function renewLeases(db: Db, leaseId: string, leaseUntil: Date, jobs: readonly JobKey[]): Promise<number> {
+  if (jobs.length === 0) return 0;
   const result = await sql`
     update webhook_jobs j set lease_until = ${leaseUntil}
-    from (select tenant_id, id from webhook_jobs where lease_id = ${leaseId} for update skip locked) held
+    from (select q.tenant_id, q.id from webhook_jobs q
+      join unnest(${jobs.map((j) => j.tenant_id)}::uuid[], ${jobs.map((j) => j.id)}::bigint[]) as k(tenant_id, id)
+        on q.tenant_id = k.tenant_id and q.id = k.id
+      where q.lease_id = ${leaseId}
+      for update of q skip locked) held
     where j.tenant_id = held.tenant_id and j.id = held.id`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
-/** Gives back the leases of a stopping worker, so that another takes its jobs at once. */
-export async function releaseLeases(db: Db, leaseId: string): Promise<void> {
-  await db.updateTable('webhook_jobs').set({ lease_until: null, lease_id: null }).where('lease_id', '=', leaseId).execute();
+/** Gives back the leases of a stopping worker (the jobs it still holds), so that another takes them at once. */
+export async function releaseLeases(db: Db, leaseId: string, jobs: readonly JobKey[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await sql`
+    update webhook_jobs j set lease_until = null, lease_id = null
+    from unnest(${jobs.map((j) => j.tenant_id)}::uuid[], ${jobs.map((j) => j.id)}::bigint[]) as k(tenant_id, id)
+    where j.tenant_id = k.tenant_id and j.id = k.id and j.lease_id = ${leaseId}`.execute(db);
 }
 
 export interface JobKey {
