@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { OCSF_PRODUCT, type StoredEnvelope, toOcsfEvent } from './ocsf.js';
+import { OCSF_PRODUCT, ocsfMessage, type StoredEnvelope } from './ocsf.js';
 import { arrayOf, type Fields, isObject, isText, text } from './fields.js';
 
 /*
@@ -29,7 +29,7 @@ export interface CefEvent {
 /** The CEF event of `envelope`; throws only for an envelope that is not one (no id, time or type). */
 export function toCefEvent(envelope: StoredEnvelope): CefEvent {
   // The OCSF mapping checks the envelope and words the summary: one wording for both formats.
-  const summary = String(toOcsfEvent(envelope).message ?? envelope.event_type);
+  const summary = ocsfMessage(envelope);
   const data = isObject(envelope.data) ? envelope.data : {};
   const [family] = envelope.event_type.split('.');
   const mapped = family === 'interaction' ? interactionFields(data)
@@ -64,9 +64,8 @@ export function formatCef(event: CefEvent): string {
   return `CEF:0|${header.join('|')}|${extension}`;
 }
 
-/** The CEF line of a stored envelope (its JSON text). */
-export function renderCef(envelopeJson: string): { text: string; severity: number; eventType: string } {
-  const envelope = JSON.parse(envelopeJson) as StoredEnvelope;
+/** The CEF line of a stored envelope (parsed from its JSON text). */
+export function renderCef(envelope: StoredEnvelope): { text: string; severity: number; eventType: string } {
   const event = toCefEvent(envelope);
   return { text: formatCef(event), severity: event.severity, eventType: envelope.event_type };
 }

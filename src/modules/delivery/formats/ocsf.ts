@@ -32,18 +32,7 @@ export type OcsfEvent = Record<string, unknown>;
 
 /** The OCSF event of `envelope`; throws only for an envelope that is not one (no id, time or type). */
 export function toOcsfEvent(envelope: StoredEnvelope): OcsfEvent {
-  const time = epochMs(envelope.timestamp);
-  if (typeof envelope.id !== 'string' || time === undefined || typeof envelope.event_type !== 'string') {
-    throw new Error('not an event envelope');
-  }
-  const data = isObject(envelope.data) ? envelope.data : {};
-  const [family] = envelope.event_type.split('.');
-  const mapped = family === 'interaction' ? interactionFinding(envelope.event_type, data)
-    : family === 'alert' ? alertFinding(envelope.event_type, data)
-    : family === 'policy' ? policyChange(envelope.event_type, data)
-    : family === 'user' ? accountChange(envelope.event_type, data)
-    : family === 'platform' ? platformDiscovery(data)
-    : auditEvent(data);
+  const { time, mapped } = mapEnvelope(envelope);
   const { event, activity } = mapped;
   const severityId = mapped.severityId;
   return compact({
@@ -70,6 +59,27 @@ export function toOcsfEvent(envelope: StoredEnvelope): OcsfEvent {
     },
     ...mapped.fields,
   });
+}
+
+/** The OCSF event's `message` alone (the CEF line's summary), without building the event; throws as `toOcsfEvent`. */
+export function ocsfMessage(envelope: StoredEnvelope): string {
+  return mapEnvelope(envelope).mapped.message;
+}
+
+function mapEnvelope(envelope: StoredEnvelope): { time: number; mapped: Mapped } {
+  const time = epochMs(envelope.timestamp);
+  if (typeof envelope.id !== 'string' || time === undefined || typeof envelope.event_type !== 'string') {
+    throw new Error('not an event envelope');
+  }
+  const data = isObject(envelope.data) ? envelope.data : {};
+  const [family] = envelope.event_type.split('.');
+  const mapped = family === 'interaction' ? interactionFinding(envelope.event_type, data)
+    : family === 'alert' ? alertFinding(envelope.event_type, data)
+    : family === 'policy' ? policyChange(envelope.event_type, data)
+    : family === 'user' ? accountChange(envelope.event_type, data)
+    : family === 'platform' ? platformDiscovery(data)
+    : auditEvent(data);
+  return { time, mapped };
 }
 
 // --- classes and enums of OCSF 1.3 that the mapping uses ---

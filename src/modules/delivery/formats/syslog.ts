@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { renderCef } from './cef.js';
+import type { StoredEnvelope } from './ocsf.js';
 import { FACILITY, syslogMessage } from '../syslog/rfc5424.js';
 
 export const SYSLOG_APP_NAME = 'ugs';
@@ -26,8 +27,8 @@ const THIS_PROCESS: SyslogOrigin = { hostname: hostname(), procId: String(proces
  * as MSGID, the tenant and event ids as structured data, the event's time as TIMESTAMP.
  */
 export function renderSyslog(envelopeJson: string, origin: SyslogOrigin = THIS_PROCESS): string {
-  const cef = renderCef(envelopeJson);
-  const envelope = JSON.parse(envelopeJson) as { id: string; timestamp: string; tenant_id: string };
+  const envelope = JSON.parse(envelopeJson) as StoredEnvelope;
+  const cef = renderCef(envelope);
   return syslogMessage({
     facility: cef.eventType === 'audit.entry' ? FACILITY.authpriv : FACILITY.local4,
     severity: syslogSeverity(cef.severity),

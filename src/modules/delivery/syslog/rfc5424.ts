@@ -55,6 +55,10 @@ export function headerField(value: string, max: number): string {
 
 /** RFC 5425's frame: `MSG-LEN SP SYSLOG-MSG`, the length in octets of the UTF-8 message. */
 export function octetCountingFrame(message: string): Buffer {
-  const bytes = Buffer.from(message, 'utf8');
-  return Buffer.concat([Buffer.from(`${bytes.length} `, 'ascii'), bytes]);
+  return octetCountingFrames([message]);
+}
+
+/** The frames of `messages`, one after the other, in one buffer (encoded once, not frame by frame). */
+export function octetCountingFrames(messages: readonly string[]): Buffer {
+  return Buffer.from(messages.map((message) => `${Buffer.byteLength(message, 'utf8')} ${message}`).join(''), 'utf8');
 }

@@ -1,7 +1,7 @@
 import type { SecureContext } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { type Backoff, describeSocketError, SyslogConnection } from './connection.js';
-import { octetCountingFrame } from './rfc5424.js';
+import { octetCountingFrames } from './rfc5424.js';
 import type { SyslogTarget } from './syslog-url.js';
 
 export interface SyslogTransportOptions {
@@ -60,7 +60,7 @@ export class SyslogTransport {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new TimeoutError(this.options.timeoutMs)), this.options.timeoutMs);
       });
-      const bytes = Buffer.concat(messages.map(octetCountingFrame));
+      const bytes = octetCountingFrames(messages);
       await Promise.race([connection.write(bytes, () => deadline - performance.now()), timeout]);
       return { statusCode: 0, responseTimeMs: elapsed(), success: true, error: null };
     } catch (error) {
