@@ -81,8 +81,8 @@ describe('upgrades from earlier releases', () => {
     gate.refusing = false;
     const delivered = (eventType: string) => new Set(receiver.requests.map(bodyOf)
       .filter((body) => body.event_type === eventType).map((body) => (body.data as { id: string }).id));
-    await expect.poll(() => filled.interactionIds.filter((id) => !delivered('interaction.created').has(id)), { timeout: 60_000 }).toEqual([]);
-    await expect.poll(() => filled.alertIds.filter((id) => !delivered('alert.created').has(id)), { timeout: 30_000 }).toEqual([]);
+    await withWebhookLog(current, expect.poll(() => filled.interactionIds.filter((id) => !delivered('interaction.created').has(id)), { timeout: 60_000 }).toEqual([]));
+    await withWebhookLog(current, expect.poll(() => filled.alertIds.filter((id) => !delivered('alert.created').has(id)), { timeout: 30_000 }).toEqual([]));
 
     // And the upgraded store takes new work as any other.
     const created = await current.expect(201, 'POST', '/api/v1/interactions', { platform_id: 'openai', content_hash: 'a'.repeat(64) });
@@ -91,6 +91,16 @@ describe('upgrades from earlier releases', () => {
     expect(await current.stop()).toBe(0);
   });
 });
+
+/** A wait for deliveries that fails says what the service logged about its webhook work meanwhile. */
+async function withWebhookLog(api: ServiceApi, wait: Promise<void>): Promise<void> {
+  try {
+    await wait;
+  } catch (error) {
+    const lines = api.proc.output.split('\n').filter((line) => /webhook/i.test(line)).slice(-50);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\nthe service's last webhook log lines:\n${lines.join('\n')}`);
+  }
+}
 
 /** Every interaction (a page of 500 holds them all) with what every release answers of it, by id. */
 async function listedInteractions(api: ServiceApi) {
