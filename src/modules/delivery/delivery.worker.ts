@@ -132,7 +132,7 @@ export class DeliveryWorker {
     // Ours already: claimed again after our lease lapsed (a store outage) while its attempt was in flight.
     const jobs = claimed.filter((job) => !this.held.has(jobKey(job)));
     if (jobs.length === 0) return;
-    for (const job of jobs) this.held.set(jobKey(job), { tenant_id: job.tenant_id, id: job.id });
+    for (const job of jobs) this.held.set(jobKey(job), job);
     const lane = laneOf(jobs[0]!);
     this.lanes.started(lane);
     if (retry) this.retriesInFlight += 1;

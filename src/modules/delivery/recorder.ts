@@ -45,8 +45,7 @@ export class OutcomeRecorder {
     this.closing = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.flushing;
-    for (let failures = 0; this.pending.length > 0 && failures < CLOSE_FAILURES;) {
+    for (let failures = 0; (this.pending.length > 0 || this.flushing) && failures < CLOSE_FAILURES;) {
       if (!(await this.flush())) failures += 1;
       else failures = 0;
     }

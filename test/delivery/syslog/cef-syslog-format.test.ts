@@ -5,7 +5,7 @@ import { renderBody } from '../../../src/modules/delivery/formats/formats.js';
 import { escapeCefHeader, escapeCefValue, formatCef, toCefEvent } from '../../../src/modules/delivery/formats/cef.js';
 import { OCSF_PRODUCT, type StoredEnvelope } from '../../../src/modules/delivery/formats/ocsf.js';
 import { renderSyslog, syslogSeverity } from '../../../src/modules/delivery/formats/syslog.js';
-import { escapeSdValue, octetCountingFrame } from '../../../src/modules/delivery/syslog/rfc5424.js';
+import { escapeSdValue, octetCountingFrames } from '../../../src/modules/delivery/syslog/rfc5424.js';
 import { parseSyslogUrl } from '../../../src/modules/delivery/syslog/syslog-url.js';
 import { Sender } from '../../../src/modules/delivery/sender.js';
 import { syslogFormat } from '../../../src/modules/delivery/syslog/syslog-format.js';
@@ -138,10 +138,9 @@ describe('RFC 5424 and RFC 5425', () => {
 
   it('frames a message with its length in octets, not characters', () => {
     const message = renderSyslog(JSON.stringify({ ...sampleOf('policy.created'), data: { name: 'ünï 🙂' } }), ORIGIN);
-    const frame = octetCountingFrame(message);
-    expect(frame.toString('utf8')).toBe(`${Buffer.byteLength(message)} ${message}`);
+    expect(octetCountingFrames([message]).toString('utf8')).toBe(`${Buffer.byteLength(message)} ${message}`);
     expect(Buffer.byteLength(message)).toBeGreaterThan(message.length);
-    expect(splitOctetCounted(Buffer.concat([frame, octetCountingFrame('second'), frame]))).toEqual([message, 'second', message]);
+    expect(splitOctetCounted(octetCountingFrames([message, 'second', message]))).toEqual([message, 'second', message]);
   });
 
   it('is the message docs/siem.md shows for the catalog\'s alert.created', () => {

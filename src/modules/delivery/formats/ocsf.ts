@@ -61,7 +61,7 @@ export function toOcsfEvent(envelope: StoredEnvelope): OcsfEvent {
   });
 }
 
-/** The OCSF event's `message` alone (the CEF line's summary), without building the event; throws as `toOcsfEvent`. */
+/** The OCSF event's `message` alone (the CEF line's summary), without assembling and compacting the event; throws as `toOcsfEvent`. */
 export function ocsfMessage(envelope: StoredEnvelope): string {
   return mapEnvelope(envelope).mapped.message;
 }

@@ -53,12 +53,10 @@ export function headerField(value: string, max: number): string {
   return printable === '' ? '-' : printable;
 }
 
-/** RFC 5425's frame: `MSG-LEN SP SYSLOG-MSG`, the length in octets of the UTF-8 message. */
-export function octetCountingFrame(message: string): Buffer {
-  return octetCountingFrames([message]);
-}
-
-/** The frames of `messages`, one after the other, in one buffer (encoded once, not frame by frame). */
+/**
+ * RFC 5425's frames of `messages`, one after the other, in one buffer (encoded once, not frame by
+ * frame): `MSG-LEN SP SYSLOG-MSG` each, the length in octets of the UTF-8 message.
+ */
 export function octetCountingFrames(messages: readonly string[]): Buffer {
   return Buffer.from(messages.map((message) => `${Buffer.byteLength(message, 'utf8')} ${message}`).join(''), 'utf8');
 }
