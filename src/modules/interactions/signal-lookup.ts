@@ -13,15 +13,22 @@ import { writeAudit } from '../audit/audit.writer.js';
 export async function lookupSignal(deps: Deps, ctx: RequestContext, input: SignalLookupInput): Promise<SignalLookup> {
   const keys = await deps.keyring.forTenant(ctx.tenantId);
   const fingerprint = signalFingerprint(keys, input.type, input.value);
-  const seen = await deps.store.db.selectFrom('interaction_fingerprints')
-    .select((eb) => [
-      eb.fn.countAll<string>().as('interactions'),
-      eb.fn.count<string>('user_id').distinct().as('users'),
-      eb.fn.min('timestamp').as('first_seen'),
-      eb.fn.max('timestamp').as('last_seen'),
-    ])
+  // Grouped by user first: a hash of a few hundred users, where `count(distinct user_id)` would
+  // sort every row (half the statement for a value seen 10,000 times).
+  const perUser = deps.store.db.selectFrom('interaction_fingerprints')
+    .select((eb) => ['user_id', eb.fn.countAll<string>().as('seen'),
+      eb.fn.min('timestamp').as('first_seen'), eb.fn.max('timestamp').as('last_seen')])
     .where('tenant_id', '=', ctx.tenantId)
     .where('fingerprint', '=', fingerprint)
+    .groupBy('user_id')
+    .as('per_user');
+  const seen = await deps.store.db.selectFrom(perUser)
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<string>('seen'), eb.lit(0)).as('interactions'),
+      eb.fn.count<string>('user_id').as('users'),
+      eb.fn.min('first_seen').as('first_seen'),
+      eb.fn.max('last_seen').as('last_seen'),
+    ])
     .executeTakeFirstOrThrow();
   await writeAudit(deps.store.db, ctx, {
     action: 'signals.looked_up', targetType: 'signal', targetId: fingerprint,
