@@ -118,18 +118,28 @@ async function measurePages(table, base, token, values, floor, state) {
   }
 }
 
-/** A statement under EXPLAIN (ANALYZE, BUFFERS): its plan, its first scan, the heap fetches of all its scans and the execution time. */
-async function explain(store, { sql: text, parameters }) {
+/**
+ * A statement under EXPLAIN (ANALYZE, BUFFERS), run as the service runs it: its role and the tenant's scope, so
+ * that row-level security keeps the tenant's rows (the owner's scope would not apply to a compiled statement).
+ * Its plan, its first scan, the heap fetches of all its scans and the execution time.
+ */
+async function explain(store, tenantId, { sql: text, parameters }) {
   const { CompiledQuery } = await import('kysely');
-  const plan = await store.db.executeQuery(CompiledQuery.raw(`explain (analyze, buffers) ${text}`, [...parameters]));
+  const { setSettings, settingsOf } = await import('../../dist/platform/store/scope-settings.js');
+  const { onlyTenants } = await import('../../dist/platform/store/tenant-scope.js');
+  const plan = await store.db.transaction().execute(async (tx) => {
+    await tx.executeQuery(setSettings(settingsOf(onlyTenants([tenantId])), true));
+    return tx.executeQuery(CompiledQuery.raw(`explain (analyze, buffers) ${text}`, [...parameters]));
+  });
   return planFigures(plan.rows.map((row) => row['QUERY PLAN']).join('\n'));
 }
 
 /** The lookup's statement (src/modules/interactions/signal-lookup.ts), with the store opened directly. */
 function explainLookup(store, tenantId, fingerprint) {
-  return explain(store, {
-    sql: `select count(*) as interactions, count(distinct user_id) as users, min(timestamp) as first_seen, max(timestamp) as last_seen
-    from interaction_fingerprints where tenant_id = $1 and fingerprint = $2`,
+  return explain(store, tenantId, {
+    sql: `select coalesce(sum(seen), 0) as interactions, count(user_id) as users, min(first_seen) as first_seen, max(last_seen) as last_seen
+    from (select user_id, count(*) as seen, min(timestamp) as first_seen, max(timestamp) as last_seen
+      from interaction_fingerprints where tenant_id = $1 and fingerprint = $2 group by user_id) as per_user`,
     parameters: [tenantId, fingerprint],
   });
 }
@@ -142,8 +152,8 @@ async function explainList(store, tenantId, fingerprint) {
   const criteria = listCriteriaOf({ fingerprint });
   const page = openPage(criteria, { limit: PAGE, offset: 0, cursor: undefined });
   return {
-    page: await explain(store, pageQuery(store.db, tenantId, criteria, page).compile()),
-    total: await explain(store, countQuery(store.db, tenantId, criteria).compile()),
+    page: await explain(store, tenantId, pageQuery(store.db, tenantId, criteria, page).compile()),
+    total: await explain(store, tenantId, countQuery(store.db, tenantId, criteria).compile()),
   };
 }
 
