@@ -13,8 +13,8 @@ import { writeAudit } from '../audit/audit.writer.js';
 export async function lookupSignal(deps: Deps, ctx: RequestContext, input: SignalLookupInput): Promise<SignalLookup> {
   const keys = await deps.keyring.forTenant(ctx.tenantId);
   const fingerprint = signalFingerprint(keys, input.type, input.value);
-  // Grouped by user first: a hash of a few hundred users, where `count(distinct user_id)` would
-  // sort every row (half the statement for a value seen 10,000 times).
+  // Grouped by user first, which the planner may hash (a few hundred users) when it expects many
+  // rows; `count(distinct user_id)` always sorts every row (half the statement at 10,000 rows).
   const perUser = deps.store.db.selectFrom('interaction_fingerprints')
     .select((eb) => ['user_id', eb.fn.countAll<string>().as('seen'),
       eb.fn.min('timestamp').as('first_seen'), eb.fn.max('timestamp').as('last_seen')])
