@@ -61,8 +61,8 @@ export class UsageFigures {
     const n = row.n;
     if (row.high_risk) this.highRisk = addAt(this.highRisk, n, row.high_risk);
     if (row.violations) this.violations = addAt(this.violations, n, row.violations);
-    for (const type of row.types) orInto(this.typeUsers, type, bitOf(n));
-    for (const id of row.platforms) orInto(this.platformUsers, id, bitOf(n));
+    for (const type of row.types) setBit(this.typeUsers, type, n);
+    for (const id of row.platforms) setBit(this.platformUsers, id, n);
   }
 
   /** Distinct users of the platform: its bitmap's bits and its unnumbered users. */
@@ -144,21 +144,24 @@ function grow(array: Uint32Array, length: number): Uint32Array {
   return grown;
 }
 
-function bitOf(n: number): Uint8Array {
-  const bits = new Uint8Array((n >> 3) + 1);
-  bits[n >> 3] = 1 << (n & 7);
-  return bits;
+/** `key`'s bitmap in `map`, at least `length` bytes long (grown with zeros, or created). */
+function bitmapOf(map: Map<string, Uint8Array>, key: string, length: number): Uint8Array {
+  const current = map.get(key);
+  if (current && current.length >= length) return current;
+  const grown = new Uint8Array(length);
+  if (current) grown.set(current);
+  map.set(key, grown);
+  return grown;
+}
+
+/** Sets user `n`'s bit in `key`'s bitmap: in place, without a bitmap of its own per row. */
+function setBit(map: Map<string, Uint8Array>, key: string, n: number): void {
+  bitmapOf(map, key, (n >> 3) + 1)[n >> 3]! |= 1 << (n & 7);
 }
 
 function orInto(map: Map<string, Uint8Array>, key: string, bits: Uint8Array): void {
-  const current = map.get(key);
-  if (!current) {
-    map.set(key, Uint8Array.from(bits));
-    return;
-  }
-  const result = current.length >= bits.length ? current : Uint8Array.from({ length: bits.length }, (_, i) => current[i] ?? 0);
+  const result = bitmapOf(map, key, bits.length);
   for (let i = 0; i < bits.length; i++) result[i]! |= bits[i]!;
-  if (result !== current) map.set(key, result);
 }
 
 const BITS_IN = Uint8Array.from({ length: 256 }, (_, byte) => {
