@@ -4,23 +4,20 @@
 // list's total for that platform and period, and the first person's `high_risk` the list's total of their
 // interactions of risk_score >= 0.7. A period people at risk refuses (too many interactions to rank) is reported
 // as refused, with the number the service gave.
-// Then the open day, as a customer's periods end: a day's share of the seed's rows sent through the batch API
-// with today's timestamps (not rolled up: counted from the rows), and the same periods ending now, so that the
-// rows of today and of the partial first day are in every answer.
-import { createHash } from 'node:crypto';
-import { get, latency, send } from './queries-measure.mjs';
-import { PLATFORMS, SPAN_DAYS, TYPES } from './queries-seed.mjs';
+// Then the open day, as a customer's periods end: the day's interactions topped up through the batch API to a
+// day's share of the seed (the seed's distributions; the service stamps them with its clock, so they are today's
+// and not rolled up: counted from the rows), and the same periods ending after that ingest, measured at once.
+import { batchIngest } from './load.mjs';
+import { get, latency } from './queries-measure.mjs';
+import { liveInteraction } from './queries-live-data.mjs';
+import { SPAN_DAYS } from './queries-seed.mjs';
 import { asUuid, md5 } from './queries-shapes.mjs';
 import { figure } from './report.mjs';
 import { ADMIN, apiKey, login, startService } from './service.mjs';
+import { withClient } from './stores.mjs';
 
 const DAY_MS = 86_400_000;
 const TARGET = 100;
-
-const BATCH = 500;
-const SENDERS = 4;
-/** The seed's users (queries-seed.mjs: md5('user' || k)::uuid, 5,000 of them). */
-const SEED_USERS = 5000;
 
 const periodsOf = (end) => [
   ['last day', new Date(end.getTime() - DAY_MS)],
@@ -29,38 +26,21 @@ const periodsOf = (end) => [
   ['whole range', undefined],
 ].map(([name, start]) => ({ name, query: start ? `start_date=${start.toISOString()}&end_date=${end.toISOString()}` : '' }));
 
-const weighted = (choices, i, salt) => {
-  const draw = Number.parseInt(md5(`${salt}:${i}`).slice(0, 8), 16) % 10000;
-  return choices.find(([, upTo]) => draw < upTo)[0];
-};
+/** Today's interactions of the tenant (PostgreSQL; the embedded store is held by the service). */
+async function todayRows(seed) {
+  return withClient(seed.url, async (client) => Number((await client.query(
+    `select count(*) as n from interactions where tenant_id = $1 and timestamp >= $2`, [seed.tenantId, seed.end])).rows[0].n));
+}
 
-/** The i-th interaction of the open day, by one of the seed's users, at `at`. */
-const openDayItem = (i, at) => ({
-  timestamp: at.toISOString(), platform_id: weighted(PLATFORMS, i, 'platform'),
-  content_hash: createHash('sha256').update(`open day ${at.getTime()} ${i}`).digest('hex'),
-  risk_score: i % 3 === 0 ? 0 : Math.round((0.05 + 0.95 * ((i * 37) % 100) / 100) * 100) / 100,
-  source: i % 3 ? 'browser_extension' : 'proxy', direction: i % 5 < 3 ? 'outbound' : 'inbound',
-  user_id: i % 10 === 9 ? undefined : asUuid(md5(`user${(i * 7919) % SEED_USERS}`)),
-  classifications: i % 3 === 0 ? [] : [{ type: weighted(TYPES, i, 'type'), value: `open-day-${i}`, score: 0.9, start: 0, end: 10 }],
-});
-
-/** Sends a day's share of the seed's rows, spread from `since` to `until`, through the batch API; returns how many. */
-async function sendOpenDay(base, token, rows, since, until) {
-  const key = await apiKey(base, token);
-  const count = Math.round(rows / SPAN_DAYS);
-  let next = 0;
-  await Promise.all(Array.from({ length: SENDERS }, async () => {
-    while (next < count) {
-      const lo = next;
-      next = Math.min(count, next + BATCH);
-      const items = Array.from({ length: next - lo }, (_, k) => openDayItem(lo + k, new Date(since + Math.floor((until - since) * (lo + k) / count))));
-      const answer = await send(base, key, { method: 'POST', path: '/api/v1/interactions/batch', body: items });
-      if (answer.status !== 200 && answer.status !== 201 && answer.status !== 207) throw new Error(`batch: ${answer.status} ${answer.body.slice(0, 200)}`);
-      const { stored } = JSON.parse(answer.body);
-      if (stored !== items.length) throw new Error(`batch of ${items.length}: ${stored} stored`);
-    }
-  }));
-  return count;
+/** Tops today's interactions up to a day's share of the seed's rows through the batch API; today's rows after it. */
+async function fillOpenDay(base, token, seed, rows) {
+  const share = Math.round(rows / SPAN_DAYS);
+  const before = await todayRows(seed);
+  if (before < share) {
+    const key = await apiKey(base, token);
+    await batchIngest({ base, key, total: share - before, concurrency: 4, offset: rows + before, item: liveInteraction });
+  }
+  return { before, after: await todayRows(seed) };
 }
 
 const totalOf = async (base, token, query) => JSON.parse((await get(base, token, `/api/v1/interactions?${query}&limit=1`)).body).total;
@@ -105,11 +85,12 @@ export async function platformsAndPeople(label, seed, rows) {
     await latency(service.base, token, unknown, { requests: 100, expect: 404 });
     const floor = await latency(service.base, token, unknown, { expect: 404 });
     await measurePeriods(table, service.base, token, periodsOf(seed.end), floor, '');
-    // A minute back from now: the rows sent are all in the past when the periods are read.
-    const until = Date.now() - 60_000;
-    const sent = await sendOpenDay(service.base, token, rows, seed.end.getTime(), until);
-    console.log(`  sent ${sent.toLocaleString('en')} interactions of the open day through the batch API; measuring at once`);
-    await measurePeriods(table, service.base, token, periodsOf(new Date(until)), floor, ', ending now (open day)');
+    if (seed.url) {
+      const today = await fillOpenDay(service.base, token, seed, rows);
+      console.log(`  the open day holds ${today.after.toLocaleString('en')} interactions (${(today.after - today.before).toLocaleString('en')} `
+        + 'sent through the batch API by this run); measuring periods that end now, at once');
+      await measurePeriods(table, service.base, token, periodsOf(new Date()), floor, ', ending now (open day)');
+    }
   } finally {
     await service.stop();
   }
