@@ -89,8 +89,8 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     return list;
   };
 
-  async function expectExact(phase: string) {
-    for (const [start, end] of ranges()) {
+  async function expectExact(phase: string, list = ranges()) {
+    for (const [start, end] of list) {
       const query = { ...(start ? { start_date: start } : {}), ...(end ? { end_date: end } : {}) };
       const usage = await h.call('GET', '/api/v1/platforms/usage', { token: t.adminToken, query });
       expect(usage.statusCode, usage.body).toBe(200);
@@ -127,6 +127,8 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
   const lastNow = () => new Date(Math.max(...created.map((c) => Date.parse(c.timestamp))));
   const rollupRows = async () => (await sql<{ level: number; rows: number }>`
     select level, count(*)::int as rows from usage_rollups where tenant_id = ${t.tenantId} group by level order by level`.execute(h.db)).rows;
+  const rolledUpHours = async () => (await sql<{ hour: number }>`
+    select hour from usage_rollup_hours where tenant_id = ${t.tenantId} order by hour`.execute(h.db)).rows.map((row) => row.hour);
   const dirtyDays = async () => (await sql<{ day: string }>`
     select day::text from usage_rollup_dirty_days where tenant_id = ${t.tenantId} order by day`.execute(h.db)).rows.map((row) => row.day);
 
@@ -138,7 +140,7 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     expect(run.blocks).toBeGreaterThan(0);
     expect((await rollupRows())[0]).toEqual({ level: 0, rows: closedDays });
     await expectExact('after the job');
-    expect(await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId])).toEqual({ days: 0, blocks: 0 });
+    expect(await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId])).toEqual({ days: 0, hours: 0, blocks: 0 });
   });
 
   it('counts a day changed after its roll-up from its rows until the job rolls it up again', async () => {
@@ -179,6 +181,40 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     const rolled = await rollUpUsage(h.deps.store.db, new Date(midnight + 11 * 60_000), [t.tenantId]);
     expect(rolled.days).toBeGreaterThanOrEqual(1);
     await expectExact('new day, rolled up');
+  });
+
+  it('reads the open day\'s closed hours from their roll-ups, and a changed hour from its rows until the job rolls it up again', async () => {
+    const key = await h.apiKey(t, ['interactions:write']);
+    const day = Math.floor(lastNow().getTime() / DAY) + 2; // a day without interactions yet
+    const plan = [[0.5, USERS[0]!, 'openai'], [1.5, USERS[3]!, 'acme-notes-ai'], [2.5, USERS[1]!, 'deepseek'], [3.5, USERS[2]!, 'openai']] as const;
+    const mine: Created[] = [];
+    for (const [hours, user_id, platform_id] of plan) {
+      h.clock.advance(day * DAY + hours * HOUR - h.clock.now().getTime());
+      const response = await h.call('POST', '/api/v1/interactions', {
+        token: key, body: interactionBody({ platform_id, user_id, risk_score: 0.9, classifications: [classification('IBAN')] }),
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      mine.push({ id: response.json().id, user_id, platform_id, risk_score: 0.9, types: ['IBAN'], timestamp: response.json().timestamp });
+    }
+    h.clock.reset();
+    created.push(...mine);
+    const now = new Date(day * DAY + 3 * HOUR + 15 * 60_000); // hours 0, 1 and 2 closed (10 minutes' margin), 3 open
+    const run = await rollUpUsage(h.deps.store.db, now, [t.tenantId]);
+    expect(run.hours).toBeGreaterThanOrEqual(3);
+    expect((await rolledUpHours()).filter((hour) => hour >= day * 24)).toEqual([day * 24, day * 24 + 1, day * 24 + 2]);
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const within: Array<[string | undefined, string | undefined]> = [
+      [iso(day * DAY + 15 * 60_000), iso(day * DAY + 3 * HOUR + 40 * 60_000)], [iso(day * DAY + HOUR), undefined],
+      [iso(day * DAY - DAY / 2), iso(day * DAY + 2 * HOUR + 59 * 60_000)], [undefined, iso(now.getTime())]];
+    await expectExact('open day, hours rolled up', within);
+    // Deleted after its hour was rolled up: a stale hour would still count this person on this platform.
+    expect((await h.call('DELETE', `/api/v1/interactions/${mine[1]!.id}`, { token: t.adminToken })).statusCode).toBe(204);
+    created = created.filter((c) => c.id !== mine[1]!.id);
+    expect(await dirtyDays()).toEqual([iso(day * DAY).slice(0, 10)]);
+    await expectExact('open day, an hour changed', within);
+    await rollUpUsage(h.deps.store.db, now, [t.tenantId]);
+    expect(await dirtyDays()).toEqual([]);
+    await expectExact('open day, rolled up again', within);
   });
 
   it('leaves an erased person out of the ranking, its total and its pages, rolled up or not', async () => {

@@ -124,11 +124,13 @@ function addCounts(into: Uint32Array, bytes: Uint8Array): Uint32Array {
   return sums;
 }
 
-/** Counts as stored: uint32 little-endian, whatever the machine. */
+/** Counts as stored: uint32 little-endian, whatever the machine, up to the last that is not 0 (arrays grow by doubling). */
 function countsBytes(counts: Uint32Array): Uint8Array {
-  const bytes = new Uint8Array(counts.length * 4);
+  let length = counts.length;
+  while (length > 0 && counts[length - 1] === 0) length -= 1;
+  const bytes = new Uint8Array(length * 4);
   const view = new DataView(bytes.buffer);
-  counts.forEach((count, n) => view.setUint32(n * 4, count, true));
+  for (let n = 0; n < length; n++) view.setUint32(n * 4, counts[n]!, true);
   return bytes;
 }
 

@@ -8,7 +8,7 @@ import { withLease } from '../../platform/store/leases.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { inFixedScope } from '../../platform/store/scoped-connections.js';
 import { ALL_TENANTS, inTenants } from '../../platform/store/tenant-scope.js';
-import { DAY_MS, MAX_LEVEL } from './rollup-plan.js';
+import { DAY_MS, HOUR_MS, MAX_LEVEL } from './rollup-plan.js';
 import { figuresFromRows } from './rollup-rows.js';
 import { type EncodedFigures, UsageFigures } from './usage-figures.js';
 
@@ -19,10 +19,17 @@ import { type EncodedFigures, UsageFigures } from './usage-figures.js';
  */
 export const ROLLUP_MARGIN_MS = 10 * 60_000;
 
+/**
+ * Hours are rolled up for this many days before the day of the last closed hour, and that day:
+ * a period that starts or ends within them reads its partial days from hour roll-ups.
+ */
+export const HOUR_ROLLUP_DAYS = 35;
+
 type Tx = Transaction<Database>;
 
 export interface RollupRun {
   days: number;
+  hours: number;
   blocks: number;
 }
 
@@ -35,12 +42,13 @@ export interface RollupRun {
 export async function rollUpUsage(db: Kysely<Database>, now: Date, tenantIds?: readonly string[]): Promise<RollupRun> {
   const ids = tenantIds ?? (await inFixedScope(db, ALL_TENANTS).selectFrom('tenants').select('id').orderBy('id').execute())
     .map((row) => row.id);
-  const run: RollupRun = { days: 0, blocks: 0 };
+  const run: RollupRun = { days: 0, hours: 0, blocks: 0 };
   for (const tenantId of ids) {
     const done = await inTenants([tenantId], () =>
       withLease(db, LEASES.usageRollups, () => rollUpTenant(db, tenantId, now), { key: tenantId }));
     if (done) {
       run.days += done.days;
+      run.hours += done.hours;
       run.blocks += done.blocks;
     }
   }
@@ -50,19 +58,40 @@ export async function rollUpUsage(db: Kysely<Database>, now: Date, tenantIds?: r
 /** The last day closed at `now` (days numbered from 1970-01-01). */
 export const lastClosedDay = (now: Date) => Math.floor((now.getTime() - ROLLUP_MARGIN_MS) / DAY_MS) - 1;
 
+/** The last hour closed at `now` (hours numbered from 1970-01-01T00:00Z, 24 a day). */
+export const lastClosedHour = (now: Date) => Math.floor((now.getTime() - ROLLUP_MARGIN_MS) / HOUR_MS) - 1;
+
+/** The first day whose hours are rolled up and kept. */
+const firstHourDay = (now: Date) => Math.floor(lastClosedHour(now) / 24) - HOUR_ROLLUP_DAYS;
+
+/**
+ * The days to roll up: closed days without a roll-up; days of the hours' window missing a closed
+ * hour (the open day as its hours close, the window's days after an upgrade); dirty days.
+ */
 async function rollUpTenant(db: Kysely<Database>, tenantId: string, now: Date): Promise<RollupRun> {
   const last = lastClosedDay(now);
+  const lastHour = lastClosedHour(now);
+  const hoursFrom = firstHourDay(now);
+  const hoursTo = Math.floor(lastHour / 24);
+  await sql`delete from usage_rollup_hours where tenant_id = ${tenantId} and hour < ${hoursFrom * 24}::int`.execute(db);
   const { rows } = await sql<{ day: number }>`
     with first as (
       select (min(timestamp) at time zone 'UTC')::date - date '1970-01-01' as day from interactions where tenant_id = ${tenantId})
-    select d.day from first cross join generate_series(first.day, ${last}::int) as d(day)
-    where not exists (select 1 from usage_rollups r
-      where r.tenant_id = ${tenantId} and r.level = 0 and r.start_day = date '1970-01-01' + d.day)
+    select d.day from first cross join generate_series(first.day, ${hoursTo}::int) as d(day)
+    where (d.day <= ${last}::int and not exists (select 1 from usage_rollups r
+        where r.tenant_id = ${tenantId} and r.level = 0 and r.start_day = date '1970-01-01' + d.day))
+      or (d.day >= ${hoursFrom}::int and (select count(*) from usage_rollup_hours h
+        where h.tenant_id = ${tenantId} and h.hour >= d.day * 24 and h.hour <= ${lastHour}::int and h.hour < d.day * 24 + 24)
+        < least(24, ${lastHour}::int + 1 - d.day * 24))
     union
-    select day - date '1970-01-01' from usage_rollup_dirty_days where tenant_id = ${tenantId} and day <= date '1970-01-01' + ${last}::int
+    select day - date '1970-01-01' from usage_rollup_dirty_days where tenant_id = ${tenantId} and day <= date '1970-01-01' + ${hoursTo}::int
     order by 1`.execute(db);
-  for (const { day } of rows) await rollUpDay(db, tenantId, day, now);
-  let blocks = 0;
+  const run: RollupRun = { days: 0, hours: 0, blocks: 0 };
+  for (const { day } of rows) {
+    const done = await rollUpDay(db, tenantId, day, now);
+    run.days += done.days;
+    run.hours += done.hours;
+  }
   for (let level = 1; level <= MAX_LEVEL; level++) {
     const size = 2 ** level;
     const { rows: due } = await sql<{ start: number }>`
@@ -74,9 +103,9 @@ async function rollUpTenant(db: Kysely<Database>, tenantId: string, now: Date): 
         and not exists (select 1 from usage_rollup_dirty_days x
           where x.tenant_id = ${tenantId} and x.day >= c.start_day and x.day < c.start_day + ${size}::int)
       order by 1`.execute(db);
-    for (const { start } of due) blocks += await rollUpBlock(db, tenantId, level, start, now);
+    for (const { start } of due) run.blocks += await rollUpBlock(db, tenantId, level, start, now);
   }
-  return { days: rows.length, blocks };
+  return run;
 }
 
 /** One transaction holding the tenant's lock: roll-up writers of a tenant take turns. */
@@ -87,39 +116,71 @@ async function underTenantLock<T>(db: Kysely<Database>, tenantId: string, work: 
   });
 }
 
+type FigureRow = { n: number; hour?: number; high_risk: string | number; violations: string | number; types: string[]; platforms: string[]; user_id: string };
+
+/** The figures of the rows in [start, end), per user (and hour), numbering the users met for the first time. */
+async function numberedFigures(tx: Tx, tenantId: string, start: number, end: number, byHour: boolean): Promise<FigureRow[]> {
+  const { rows } = await sql<FigureRow>`
+    with figures as (${figuresFromRows(tenantId, [{ start, end }], { byHour })}),
+    new_users as (
+      select distinct f.user_id from figures f
+      where not exists (select 1 from usage_rollup_users u where u.tenant_id = ${tenantId} and u.user_id = f.user_id)),
+    numbered as (
+      insert into usage_rollup_users (tenant_id, n, user_id)
+      select ${tenantId}, (select coalesce(max(n), -1) from usage_rollup_users where tenant_id = ${tenantId})
+        + row_number() over (order by user_id), user_id
+      from new_users
+      returning n, user_id),
+    known as (
+      select u.n, u.user_id from usage_rollup_users u where u.tenant_id = ${tenantId} and u.user_id in (select user_id from figures)
+      union all select n, user_id from numbered)
+    select k.n, f.* from figures f join known k using (user_id)`.execute(tx);
+  return rows;
+}
+
 /**
- * Rolls up one day from its rows, numbering its new users, and drops the blocks holding it (built
- * from its previous roll-up). Its dirty mark is cleared only if no change marked it again since it
- * was read, before the rows: a delete that commits meanwhile leaves the day dirty.
+ * Rolls up one day from its rows: the day once it is closed (dropping the blocks holding it, built
+ * from its previous roll-up) and, within the hours' window, each of its closed hours, all from one
+ * read of its rows. Its dirty mark is cleared only if no change marked it again since it was read,
+ * before the rows: a delete that commits meanwhile leaves the day dirty.
  */
-async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, now: Date): Promise<void> {
-  await underTenantLock(db, tenantId, async (tx) => {
+async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, now: Date): Promise<{ days: number; hours: number }> {
+  const closed = day <= lastClosedDay(now);
+  const hoursEnd = Math.min((day + 1) * 24, lastClosedHour(now) + 1);
+  const withHours = day >= firstHourDay(now) && hoursEnd > day * 24;
+  return underTenantLock(db, tenantId, async (tx) => {
     const { rows: [mark] } = await sql<{ marks: string }>`
       select marks from usage_rollup_dirty_days where tenant_id = ${tenantId} and day = date '1970-01-01' + ${day}::int`.execute(tx);
-    const { rows } = await sql<{ n: number; high_risk: string | number; violations: string | number; types: string[]; platforms: string[]; user_id: string }>`
-      with figures as (${figuresFromRows(tenantId, [{ start: day * DAY_MS, end: (day + 1) * DAY_MS }])}),
-      new_users as (
-        select f.user_id from figures f
-        where not exists (select 1 from usage_rollup_users u where u.tenant_id = ${tenantId} and u.user_id = f.user_id)),
-      numbered as (
-        insert into usage_rollup_users (tenant_id, n, user_id)
-        select ${tenantId}, (select coalesce(max(n), -1) from usage_rollup_users where tenant_id = ${tenantId})
-          + row_number() over (order by user_id), user_id
-        from new_users
-        returning n, user_id),
-      known as (
-        select u.n, u.user_id from usage_rollup_users u join figures f on u.tenant_id = ${tenantId} and u.user_id = f.user_id
-        union all select n, user_id from numbered)
-      select k.n, f.* from figures f join known k using (user_id)`.execute(tx);
-    const figures = new UsageFigures();
-    for (const row of rows) figures.addRow({ ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) });
-    await writeRollup(tx, tenantId, 0, day, figures.encode(), now);
+    const end = closed ? (day + 1) * DAY_MS : hoursEnd * HOUR_MS;
+    const rows = await numberedFigures(tx, tenantId, day * DAY_MS, end, withHours);
+    const whole = new UsageFigures();
+    const hours = new Map<number, UsageFigures>();
+    for (const row of rows) {
+      const figures = { ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) };
+      whole.addRow(figures);
+      if (withHours) {
+        if (!hours.has(row.hour!)) hours.set(row.hour!, new UsageFigures());
+        hours.get(row.hour!)!.addRow(figures);
+      }
+    }
+    // Whatever holds the day and is not written again below goes (the blocks above it, and a roll-up
+    // that a replica whose clock runs ahead wrote early), so nothing stale outlives the mark.
     await sql`
-      with stale as (
-        delete from usage_rollups where tenant_id = ${tenantId} and level > 0
-          and start_day <= date '1970-01-01' + ${day}::int and start_day + (1 << level) > date '1970-01-01' + ${day}::int)
+      delete from usage_rollups where tenant_id = ${tenantId} and level >= ${closed ? 1 : 0}
+        and start_day <= date '1970-01-01' + ${day}::int and start_day + (1 << level) > date '1970-01-01' + ${day}::int`.execute(tx);
+    await sql`
+      delete from usage_rollup_hours where tenant_id = ${tenantId}
+        and hour >= ${withHours ? hoursEnd : day * 24}::int and hour < ${(day + 1) * 24}::int`.execute(tx);
+    if (closed) await writeRollup(tx, tenantId, { level: 0, start: day }, whole.encode(), now);
+    if (withHours) {
+      for (let hour = day * 24; hour < hoursEnd; hour++) {
+        await writeRollup(tx, tenantId, { hour }, (hours.get(hour) ?? new UsageFigures()).encode(), now);
+      }
+    }
+    await sql`
       delete from usage_rollup_dirty_days
       where tenant_id = ${tenantId} and day = date '1970-01-01' + ${day}::int and marks = ${mark?.marks ?? null}`.execute(tx);
+    return { days: closed ? 1 : 0, hours: withHours ? hoursEnd - day * 24 : 0 };
   });
 }
 
@@ -145,22 +206,30 @@ async function rollUpBlock(db: Kysely<Database>, tenantId: string, level: number
         platforms: row.platforms, platform_users: row.platform_users.map(decode), types: row.types, type_users: row.type_users.map(decode),
       });
     }
-    await writeRollup(tx, tenantId, level, start, figures.encode(), now);
+    await writeRollup(tx, tenantId, { level, start }, figures.encode(), now);
     return 1;
   });
 }
 
-async function writeRollup(tx: Tx, tenantId: string, level: number, start: number, encoded: EncodedFigures, now: Date): Promise<void> {
+/** Writes (or writes again) the roll-up of a block of days or of an hour. */
+async function writeRollup(tx: Tx, tenantId: string, at: { level: number; start: number } | { hour: number }, encoded: EncodedFigures, now: Date): Promise<void> {
   const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
   const hexes = (list: Uint8Array[]) => sql`array(select decode(h, 'hex') from unnest(${list.map(hex)}::text[]) with ordinality as u(h, o) order by o)`;
+  const figures = sql`decode(${hex(encoded.high_risk)}, 'hex'), decode(${hex(encoded.violations)}, 'hex'), ${encoded.platforms}::text[],
+    ${hexes(encoded.platform_users)}, ${encoded.types}::text[], ${hexes(encoded.type_users)}, ${now}`;
+  const update = sql`high_risk = excluded.high_risk, violations = excluded.violations, platforms = excluded.platforms,
+    platform_users = excluded.platform_users, types = excluded.types, type_users = excluded.type_users, built_at = excluded.built_at`;
+  if ('hour' in at) {
+    await sql`
+      insert into usage_rollup_hours (tenant_id, hour, high_risk, violations, platforms, platform_users, types, type_users, built_at)
+      values (${tenantId}, ${at.hour}, ${figures})
+      on conflict (tenant_id, hour) do update set ${update}`.execute(tx);
+    return;
+  }
   await sql`
     insert into usage_rollups (tenant_id, level, start_day, high_risk, violations, platforms, platform_users, types, type_users, built_at)
-    values (${tenantId}, ${level}, date '1970-01-01' + ${start}::int, decode(${hex(encoded.high_risk)}, 'hex'),
-      decode(${hex(encoded.violations)}, 'hex'), ${encoded.platforms}::text[], ${hexes(encoded.platform_users)},
-      ${encoded.types}::text[], ${hexes(encoded.type_users)}, ${now})
-    on conflict (tenant_id, level, start_day) do update set high_risk = excluded.high_risk, violations = excluded.violations,
-      platforms = excluded.platforms, platform_users = excluded.platform_users, types = excluded.types,
-      type_users = excluded.type_users, built_at = excluded.built_at`.execute(tx);
+    values (${tenantId}, ${at.level}, date '1970-01-01' + ${at.start}::int, ${figures})
+    on conflict (tenant_id, level, start_day) do update set ${update}`.execute(tx);
 }
 
 /** Erasure: the person's id leaves the numbering; the number is never given again (their days are dirty until rolled up anew). */
@@ -187,7 +256,7 @@ export class UsageRollupWorker {
 
   private async run(): Promise<false> {
     const run = await rollUpUsage(this.deps.store.db, this.deps.clock.now());
-    if (run.days + run.blocks > 0) this.logger.info(run, 'usage rolled up');
+    if (run.days + run.hours + run.blocks > 0) this.logger.info(run, 'usage rolled up');
     return false;
   }
 }

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { DAY_MS, HOUR_MS, planPeriod } from '../../src/modules/rollups/rollup-plan.js';
+
+const DAY = 20_000; // 2024-10-04
+const at = (day: number, hour = 0, minute = 0) => new Date(day * DAY_MS + hour * HOUR_MS + minute * 60_000);
+const hoursOf = (day: number, from: number, to: number) => Array.from({ length: to - from }, (_, k) => day * 24 + from + k);
+
+// Which parts of a period come from day blocks, from hour roll-ups and from the rows.
+describe('planPeriod', () => {
+  const days = [DAY - 2, DAY - 1].map((start) => ({ level: 0, start }));
+
+  it('reads the closed hours of the open day and of a partial first day from their roll-ups, the rest from the rows', () => {
+    const hours = [...hoursOf(DAY - 3, 0, 24), ...hoursOf(DAY, 0, 14)];
+    const plan = planPeriod({ start: at(DAY - 3, 9, 30), end: at(DAY, 15, 20) }, days, [], hours);
+    expect(plan.blocks).toEqual(days);
+    expect(plan.hours).toEqual([...hoursOf(DAY - 3, 10, 24), ...hoursOf(DAY, 0, 14)]);
+    expect(plan.live).toEqual([
+      { start: at(DAY - 3, 9, 30).getTime(), end: at(DAY - 3, 10).getTime() },
+      { start: at(DAY, 14).getTime(), end: at(DAY, 15, 20).getTime() + 1 },
+    ]);
+  });
+
+  it('takes the hours up to the last one rolled up when the period has no end', () => {
+    const plan = planPeriod({ start: at(DAY - 2) }, days, [], hoursOf(DAY, 0, 3));
+    expect(plan.hours).toEqual(hoursOf(DAY, 0, 3));
+    expect(plan.live).toEqual([{ start: at(DAY, 3).getTime(), end: null }]);
+  });
+
+  it('reads a dirty day\'s hours from the rows, like the day itself', () => {
+    const plan = planPeriod({ start: at(DAY - 2), end: at(DAY, 5) }, days, [DAY], hoursOf(DAY, 0, 5));
+    expect(plan.hours).toEqual([]);
+    expect(plan.live).toEqual([{ start: at(DAY).getTime(), end: at(DAY, 5).getTime() + 1 }]);
+  });
+
+  it('reads the hours of a day without a roll-up of its own, before any day is rolled up', () => {
+    const plan = planPeriod({ end: at(DAY, 2, 59) }, [], [], hoursOf(DAY, 0, 2));
+    expect(plan.blocks).toEqual([]);
+    expect(plan.hours).toEqual(hoursOf(DAY, 0, 2));
+    expect(plan.live).toEqual([{ start: null, end: at(DAY).getTime() }, { start: at(DAY, 2).getTime(), end: at(DAY, 2, 59).getTime() + 1 }]);
+  });
+});
