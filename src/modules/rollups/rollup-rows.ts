@@ -16,35 +16,33 @@ export function withinAny(column: string, intervals: readonly LiveInterval[]): R
 
 /**
  * Per user of the interactions within the intervals, what people at risk and usage count, as the
- * ranking always has: interactions of `risk_score >= 0.7`; interactions with an alert (raised
- * within the intervals too); distinct classification types (by primary key from the interactions:
- * the types table has no index on its timestamp alone); distinct platforms. Columns:
- * user_id, high_risk, violations, types, platforms; and `hour` (of the interaction, counted from
- * 1970-01-01T00:00Z) with `byHour`, the figures then being per user and hour.
+ * ranking always has: interactions of `risk_score >= 0.7`; interactions with an alert (alerts are
+ * created with their interaction's timestamp, so an alert of an interaction of the period is of
+ * the period); distinct classification types; distinct platforms. Columns: user_id, high_risk,
+ * violations, types, platforms; and `hour` (of the interaction, counted from 1970-01-01T00:00Z)
+ * with `byHour`, the figures then being per user and hour.
+ *
+ * One scan of the interactions; each row's alert and types are looked up by its id (a lateral
+ * subquery the planner cannot turn into a join), and one grouping adds them up. Nothing here
+ * depends on the planner's estimates, which are ~0 rows for the hours since the last ANALYZE
+ * and once led it to nested loops between per-user aggregates (minutes for one day's hours).
  */
 export function figuresFromRows(tenantId: string, intervals: readonly LiveInterval[], { byHour = false } = {}): RawBuilder<unknown> {
   const hour = byHour ? sql`, floor(extract(epoch from i.timestamp) / 3600)::int as hour` : sql``;
-  const keys = byHour ? sql`user_id, hour` : sql`user_id`;
-  const groups = byHour ? sql`1, 2` : sql`1`;
   return sql`
-    with people as (
-      select i.user_id${hour}, count(*) filter (where i.risk_score >= ${sql.lit(HIGH_RISK)}) as high_risk,
-        array_agg(distinct i.platform_id) as platforms
-      from interactions i
-      where i.tenant_id = ${tenantId} and i.user_id is not null and ${withinAny('i.timestamp', intervals)}
-      group by ${groups}),
-    violations as (
-      select i.user_id${hour}, count(distinct a.interaction_id) as n from alerts a
-      join interactions i on i.tenant_id = a.tenant_id and i.id = a.interaction_id
-      where a.tenant_id = ${tenantId} and ${withinAny('a.created_at', intervals)} and ${withinAny('i.timestamp', intervals)}
-        and i.user_id is not null
-      group by ${groups}),
-    sensitive as (
-      select i.user_id${hour}, array_agg(distinct c.classification_type) as types from interactions i
-      join interaction_classification_types c on c.tenant_id = i.tenant_id and c.interaction_id = i.id
-      where i.tenant_id = ${tenantId} and ${withinAny('i.timestamp', intervals)} and i.user_id is not null
-        and ${withinAny('c.timestamp', intervals)}
-      group by ${groups})
-    select p.*, coalesce(v.n, 0) as violations, coalesce(s.types, '{}') as types
-    from people p left join violations v using (${keys}) left join sensitive s using (${keys})`;
+    select i.user_id${hour},
+      count(*) filter (where x.kind = 0 and i.risk_score >= ${sql.lit(HIGH_RISK)}) as high_risk,
+      count(*) filter (where x.kind = 1) as violations,
+      coalesce(array_agg(distinct x.label) filter (where x.kind = 2), '{}') as types,
+      array_agg(distinct x.label) filter (where x.kind = 0) as platforms
+    from interactions i
+    cross join lateral (
+      select 0 as kind, i.platform_id as label
+      union all
+      select 1, null where exists (select 1 from alerts a where a.tenant_id = i.tenant_id and a.interaction_id = i.id)
+      union all
+      select 2, c.classification_type from interaction_classification_types c
+      where c.tenant_id = i.tenant_id and c.interaction_id = i.id) x
+    where i.tenant_id = ${tenantId} and i.user_id is not null and ${withinAny('i.timestamp', intervals)}
+    group by ${byHour ? sql`1, 2` : sql`1`}`;
 }

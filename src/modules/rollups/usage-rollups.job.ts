@@ -9,7 +9,7 @@ import { logFailure } from '../../platform/store/store-outages.js';
 import { inFixedScope } from '../../platform/store/scoped-connections.js';
 import { ALL_TENANTS, inTenants } from '../../platform/store/tenant-scope.js';
 import { DAY_MS, HOUR_MS, MAX_LEVEL } from './rollup-plan.js';
-import { figuresFromRows } from './rollup-rows.js';
+import { figuresFromRows, withinAny } from './rollup-rows.js';
 import { type EncodedFigures, UsageFigures } from './usage-figures.js';
 
 /**
@@ -118,23 +118,23 @@ async function underTenantLock<T>(db: Kysely<Database>, tenantId: string, work: 
 
 type FigureRow = { n: number; hour?: number; high_risk: string | number; violations: string | number; types: string[]; platforms: string[]; user_id: string };
 
-/** The figures of the rows in [start, end), per user (and hour), numbering the users met for the first time. */
+/**
+ * The figures of the rows in [start, end), per user (and hour), after numbering the users met for
+ * the first time. Two statements, each a scan with lookups by key: nothing in them joins two
+ * results whose sizes the planner may misjudge (the rows since the last ANALYZE look like none).
+ */
 async function numberedFigures(tx: Tx, tenantId: string, start: number, end: number, byHour: boolean): Promise<FigureRow[]> {
+  const within = withinAny('i.timestamp', [{ start, end }]);
+  await sql`
+    insert into usage_rollup_users (tenant_id, n, user_id)
+    select ${tenantId}, (select coalesce(max(n), -1) from usage_rollup_users where tenant_id = ${tenantId})
+      + row_number() over (order by user_id), user_id
+    from (select distinct i.user_id from interactions i
+      where i.tenant_id = ${tenantId} and i.user_id is not null and ${within}
+        and not exists (select 1 from usage_rollup_users u where u.tenant_id = ${tenantId} and u.user_id = i.user_id)) new_users`.execute(tx);
   const { rows } = await sql<FigureRow>`
-    with figures as (${figuresFromRows(tenantId, [{ start, end }], { byHour })}),
-    new_users as (
-      select distinct f.user_id from figures f
-      where not exists (select 1 from usage_rollup_users u where u.tenant_id = ${tenantId} and u.user_id = f.user_id)),
-    numbered as (
-      insert into usage_rollup_users (tenant_id, n, user_id)
-      select ${tenantId}, (select coalesce(max(n), -1) from usage_rollup_users where tenant_id = ${tenantId})
-        + row_number() over (order by user_id), user_id
-      from new_users
-      returning n, user_id),
-    known as (
-      select u.n, u.user_id from usage_rollup_users u where u.tenant_id = ${tenantId} and u.user_id in (select user_id from figures)
-      union all select n, user_id from numbered)
-    select k.n, f.* from figures f join known k using (user_id)`.execute(tx);
+    select u.n, f.* from (${figuresFromRows(tenantId, [{ start, end }], { byHour })}) f
+    join usage_rollup_users u on u.tenant_id = ${tenantId} and u.user_id = f.user_id`.execute(tx);
   return rows;
 }
 
