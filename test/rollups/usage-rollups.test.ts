@@ -127,8 +127,9 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
   const lastNow = () => new Date(Math.max(...created.map((c) => Date.parse(c.timestamp))));
   const rollupRows = async () => (await sql<{ level: number; rows: number }>`
     select level, count(*)::int as rows from usage_rollups where tenant_id = ${t.tenantId} group by level order by level`.execute(h.db)).rows;
-  const rolledUpHours = async () => (await sql<{ hour: number }>`
-    select hour from usage_rollup_hours where tenant_id = ${t.tenantId} order by hour`.execute(h.db)).rows.map((row) => row.hour);
+  const rolledUpSlots = async (minutes: number, from: number) => (await sql<{ slot: number }>`
+    select slot from usage_rollup_slots where tenant_id = ${t.tenantId} and minutes = ${minutes} and slot >= ${from} order by slot`
+    .execute(h.db)).rows.map((row) => row.slot);
   const dirtyDays = async () => (await sql<{ day: string }>`
     select day::text from usage_rollup_dirty_days where tenant_id = ${t.tenantId} order by day`.execute(h.db)).rows.map((row) => row.day);
 
@@ -140,7 +141,7 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     expect(run.blocks).toBeGreaterThan(0);
     expect((await rollupRows())[0]).toEqual({ level: 0, rows: closedDays });
     await expectExact('after the job');
-    expect(await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId])).toEqual({ days: 0, hours: 0, blocks: 0 });
+    expect(await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId])).toEqual({ days: 0, slots: 0, blocks: 0 });
   });
 
   it('counts a day changed after its roll-up from its rows until the job rolls it up again', async () => {
@@ -183,7 +184,7 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     await expectExact('new day, rolled up');
   });
 
-  it('reads the open day\'s closed hours from their roll-ups, and a changed hour from its rows until the job rolls it up again', async () => {
+  it('reads the open day\'s closed hours and 5-minute slots from their roll-ups, and a changed one from its rows until the job rolls it up again', async () => {
     const key = await h.apiKey(t, ['interactions:write']);
     const day = Math.floor(lastNow().getTime() / DAY) + 2; // a day without interactions yet
     const plan = [[0.5, USERS[0]!, 'openai'], [1.5, USERS[3]!, 'acme-notes-ai'], [2.5, USERS[1]!, 'deepseek'], [3.5, USERS[2]!, 'openai']] as const;
@@ -198,20 +199,25 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     }
     h.clock.reset();
     created.push(...mine);
-    const now = new Date(day * DAY + 3 * HOUR + 15 * 60_000); // hours 0, 1 and 2 closed (10 minutes' margin), 3 open
+    // 10 minutes' margin: hours 0, 1 and 2 closed, and the 5-minute slots of hour 3 up to 03:40.
+    const now = new Date(day * DAY + 3 * HOUR + 50 * 60_000);
     const run = await rollUpUsage(h.deps.store.db, now, [t.tenantId]);
-    expect(run.hours).toBeGreaterThanOrEqual(3);
-    expect((await rolledUpHours()).filter((hour) => hour >= day * 24)).toEqual([day * 24, day * 24 + 1, day * 24 + 2]);
+    expect(run.slots).toBeGreaterThanOrEqual(3 + 8);
+    expect(await rolledUpSlots(60, day * 24)).toEqual([day * 24, day * 24 + 1, day * 24 + 2]);
+    expect(await rolledUpSlots(5, day * 288)).toEqual(Array.from({ length: 8 }, (_, k) => day * 288 + 36 + k));
     const iso = (ms: number) => new Date(ms).toISOString();
     const within: Array<[string | undefined, string | undefined]> = [
-      [iso(day * DAY + 15 * 60_000), iso(day * DAY + 3 * HOUR + 40 * 60_000)], [iso(day * DAY + HOUR), undefined],
+      [iso(day * DAY + 15 * 60_000), iso(day * DAY + 3 * HOUR + 45 * 60_000)], [iso(day * DAY + HOUR), undefined],
+      [iso(day * DAY + 3 * HOUR + 25 * 60_000), iso(day * DAY + 3 * HOUR + 35 * 60_000 - 1)],
       [iso(day * DAY - DAY / 2), iso(day * DAY + 2 * HOUR + 59 * 60_000)], [undefined, iso(now.getTime())]];
     await expectExact('open day, hours rolled up', within);
-    // Deleted after its hour was rolled up: a stale hour would still count this person on this platform.
-    expect((await h.call('DELETE', `/api/v1/interactions/${mine[1]!.id}`, { token: t.adminToken })).statusCode).toBe(204);
-    created = created.filter((c) => c.id !== mine[1]!.id);
+    // Deleted after their hour and 5-minute slot were rolled up: stale roll-ups would still count these people.
+    for (const gone of [mine[1]!, mine[3]!]) {
+      expect((await h.call('DELETE', `/api/v1/interactions/${gone.id}`, { token: t.adminToken })).statusCode).toBe(204);
+    }
+    created = created.filter((c) => c.id !== mine[1]!.id && c.id !== mine[3]!.id);
     expect(await dirtyDays()).toEqual([iso(day * DAY).slice(0, 10)]);
-    await expectExact('open day, an hour changed', within);
+    await expectExact('open day, a slot changed', within);
     await rollUpUsage(h.deps.store.db, now, [t.tenantId]);
     expect(await dirtyDays()).toEqual([]);
     await expectExact('open day, rolled up again', within);

@@ -9,6 +9,8 @@ import type { DateRange } from '../../kernel/dates.js';
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
+/** The short slots' length: those of the hours not closed yet. */
+export const SLOT_MS = 5 * 60_000;
 /** The largest block: 2^12 days, about 11 years. */
 export const MAX_LEVEL = 12;
 
@@ -23,10 +25,16 @@ export interface LiveInterval {
   end: number | null;
 }
 
+/** A slot of `minutes` (60 or 5): the `slot`-th from 1970-01-01T00:00Z. */
+export interface Slot {
+  minutes: number;
+  slot: number;
+}
+
 export interface RollupPlan {
   blocks: Block[];
-  /** Hours with a clean roll-up, in the parts of the period the blocks leave. */
-  hours: number[];
+  /** Slots with a clean roll-up, in the parts of the period the blocks leave: hours, then 5 minutes. */
+  slots: Slot[];
   live: LiveInterval[];
 }
 
@@ -41,34 +49,49 @@ export function wholeDays(range: DateRange): { first: number | null; last: numbe
 /**
  * Covers the period's whole days with the fewest clean roll-ups: from each day on, the largest
  * existing block that fits in the period and holds no dirty day; a day without a clean roll-up
- * of its own (not rolled up yet, or dirty) is left to the hours, as are the period's partial
- * days at its ends. An unbounded end stops at the last rolled-up day. Then the whole hours of
- * what is left that have a roll-up, their day clean, come from the hour roll-ups; the rows take
- * the rest.
+ * of its own (not rolled up yet, or dirty) is left to the slots, as are the period's partial
+ * days at its ends. An unbounded end stops at the last rolled-up day. Then what is left is
+ * covered by the whole hours with a clean roll-up (their day not dirty), what they leave by the
+ * 5-minute slots alike, and the rows take the rest.
  */
-export function planPeriod(range: DateRange, existing: readonly Block[], dirtyDays: readonly number[], hours: readonly number[] = []): RollupPlan {
+export function planPeriod(range: DateRange, existing: readonly Block[], dirtyDays: readonly number[], slots: readonly Slot[] = []): RollupPlan {
   const dirty = [...dirtyDays].sort((a, b) => a - b);
   const clean = (from: number, to: number) => { // no dirty day in [from, to)
     const next = dirty.find((day) => day >= from);
     return next === undefined || next >= to;
   };
   const { blocks, rest } = coverDays(range, existing, clean);
-  const cleanHours = hours.filter((hour) => clean(Math.floor(hour / 24), Math.floor(hour / 24) + 1)).sort((a, b) => a - b);
+  const taken: Slot[] = [];
+  let live = rest;
+  for (const minutes of [60, SLOT_MS / 60_000]) {
+    const length = minutes * 60_000;
+    const dayOf = (slot: number) => Math.floor((slot * length) / DAY_MS);
+    const ofLength = slots.filter((slot) => slot.minutes === minutes && clean(dayOf(slot.slot), dayOf(slot.slot) + 1))
+      .map((slot) => slot.slot).sort((a, b) => a - b);
+    const covered = coverWithSlots(live, length, ofLength);
+    taken.push(...covered.taken.map((slot) => ({ minutes, slot })));
+    live = covered.rest;
+  }
+  return { blocks, slots: taken, live };
+}
+
+/** Within the intervals, the slots (of `length` ms, sorted) that fit whole, and what they leave. */
+function coverWithSlots(intervals: readonly LiveInterval[], length: number, slots: readonly number[]): { taken: number[]; rest: LiveInterval[] } {
   const taken: number[] = [];
-  const live = new Intervals();
-  for (const interval of rest) {
+  const rest = new Intervals();
+  for (const interval of intervals) {
     let from = interval.start;
-    for (const hour of cleanHours) {
-      const start = hour * HOUR_MS;
-      const end = start + HOUR_MS;
+    for (const slot of slots) {
+      const start = slot * length;
+      const end = start + length;
       if ((interval.start !== null && start < interval.start) || (interval.end !== null && end > interval.end)) continue;
-      live.add(from, start);
-      taken.push(hour);
+      rest.add(from, start);
+      taken.push(slot);
       from = end;
     }
-    live.add(from, interval.end);
+    rest.add(from, interval.end);
   }
-  return { blocks, hours: taken, live: live.list };
+  return { taken, rest: rest.list };
 }
 
 /** Adjacent [start, end) intervals merged as they are added in order; empty ones dropped. */

@@ -1,7 +1,7 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import type { DateRange } from '../../kernel/dates.js';
-import { type Block, DAY_MS, HOUR_MS, type LiveInterval, type RollupPlan, planPeriod, wholeDays } from './rollup-plan.js';
+import { DAY_MS, HOUR_MS, type LiveInterval, type RollupPlan, SLOT_MS, planPeriod, wholeDays } from './rollup-plan.js';
 import { figuresFromRows, withinAny } from './rollup-rows.js';
 import { UsageFigures } from './usage-figures.js';
 
@@ -19,37 +19,36 @@ export async function planOf(db: Db, tenantId: string, range: DateRange): Promis
     ...(first !== null ? [sql`${sql.ref(column)} >= date '1970-01-01' + ${first}::int`] : []),
     ...(last !== null ? [sql`${sql.ref(column)} <= date '1970-01-01' + ${last}::int`] : []),
   ], sql` and `);
-  // Dirty days are read over the hours' bounds: a dirty partial day makes its hours dirty.
-  const hourBounds = sql.join([
-    sql`true`,
-    ...(range.start ? [sql`hour >= ${Math.floor(range.start.getTime() / HOUR_MS)}::int`] : []),
-    ...(range.end ? [sql`hour <= ${Math.floor(range.end.getTime() / HOUR_MS)}::int`] : []),
-  ], sql` and `);
+  // Dirty days are read over the slots' bounds too: a dirty partial day makes its slots dirty.
   const dayBounds = (column: string) => sql.join([
     sql`true`,
     ...(range.start ? [sql`${sql.ref(column)} >= date '1970-01-01' + ${Math.floor(range.start.getTime() / DAY_MS)}::int`] : []),
     ...(range.end ? [sql`${sql.ref(column)} <= date '1970-01-01' + ${Math.floor(range.end.getTime() / DAY_MS)}::int`] : []),
   ], sql` and `);
-  const { rows } = await sql<{ level: number; start: number }>`
-    select level, start_day - date '1970-01-01' as start from usage_rollups where tenant_id = ${tenantId} and ${bounds('start_day')}
+  const slotBounds = sql.join([HOUR_MS, SLOT_MS].map((length) => sql`(${sql.join([
+    sql`minutes = ${length / 60_000}`,
+    ...(range.start ? [sql`slot >= ${Math.floor(range.start.getTime() / length)}::int`] : []),
+    ...(range.end ? [sql`slot <= ${Math.floor(range.end.getTime() / length)}::int`] : []),
+  ], sql` and `)})`), sql` or `);
+  const { rows } = await sql<{ kind: 'block' | 'dirty' | 'slot'; level: number; start: number }>`
+    select 'block' as kind, level, start_day - date '1970-01-01' as start from usage_rollups where tenant_id = ${tenantId} and ${bounds('start_day')}
     union all
-    select -1, day - date '1970-01-01' from usage_rollup_dirty_days where tenant_id = ${tenantId} and ${dayBounds('day')}
+    select 'dirty', 0, day - date '1970-01-01' from usage_rollup_dirty_days where tenant_id = ${tenantId} and ${dayBounds('day')}
     union all
-    select -2, hour from usage_rollup_hours where tenant_id = ${tenantId} and ${hourBounds}`.execute(db);
-  const blocks: Block[] = rows.filter((row) => row.level >= 0);
-  const dirty = rows.filter((row) => row.level === -1).map((row) => row.start);
-  const hours = rows.filter((row) => row.level === -2).map((row) => row.start);
-  return planPeriod(range, blocks, dirty, hours);
+    select 'slot', minutes, slot from usage_rollup_slots where tenant_id = ${tenantId} and (${slotBounds})`.execute(db);
+  const of = (kind: string) => rows.filter((row) => row.kind === kind);
+  return planPeriod(range, of('block'), of('dirty').map((row) => row.start),
+    of('slot').map((row) => ({ minutes: row.level, slot: row.start })));
 }
 
 /**
- * Adds the roll-ups of the blocks of days and of the hours to `figures`: the platforms' users
+ * Adds the roll-ups of the blocks of days and of the slots to `figures`: the platforms' users
  * only, or everything people at risk needs. Each bitmap comes as a row of its own, read as binary
  * (bytea) rather than inside an array.
  */
-export async function addRollups(db: Db, tenantId: string, plan: Pick<RollupPlan, 'blocks' | 'hours'>, figures: UsageFigures, what: 'platforms' | 'people') {
-  const { blocks, hours } = plan;
-  if (blocks.length === 0 && hours.length === 0) return;
+export async function addRollups(db: Db, tenantId: string, plan: Pick<RollupPlan, 'blocks' | 'slots'>, figures: UsageFigures, what: 'platforms' | 'people') {
+  const { blocks, slots } = plan;
+  if (blocks.length === 0 && slots.length === 0) return;
   const people = what === 'people';
   const { rows } = await sql<{ kind: 'high_risk' | 'violations' | 'platform' | 'type'; name: string | null; bits: Uint8Array }>`
     with r as (
@@ -57,8 +56,9 @@ export async function addRollups(db: Db, tenantId: string, plan: Pick<RollupPlan
       from unnest(${blocks.map((block) => block.level)}::int[], ${blocks.map((block) => block.start)}::int[]) as b(level, start)
       join usage_rollups r on r.tenant_id = ${tenantId} and r.level = b.level and r.start_day = date '1970-01-01' + b.start
       union all
-      select h.high_risk, h.violations, h.platforms, h.platform_users, h.types, h.type_users
-      from usage_rollup_hours h where h.tenant_id = ${tenantId} and h.hour = any (${hours}::int[]))
+      select s.high_risk, s.violations, s.platforms, s.platform_users, s.types, s.type_users
+      from unnest(${slots.map((slot) => slot.minutes)}::int[], ${slots.map((slot) => slot.slot)}::int[]) as t(minutes, slot)
+      join usage_rollup_slots s on s.tenant_id = ${tenantId} and s.minutes = t.minutes and s.slot = t.slot)
     select 'platform' as kind, u.name, u.bits from r cross join unnest(r.platforms, r.platform_users) as u(name, bits)
     ${people ? sql`
     union all select 'type', u.name, u.bits from r cross join unnest(r.types, r.type_users) as u(name, bits)
@@ -95,7 +95,7 @@ export async function addPeopleFromRows(db: Db, tenantId: string, live: readonly
   }
 }
 
-/** The period's figures: its clean roll-ups (blocks of days, hours) and the rows of the rest. */
+/** The period's figures: its clean roll-ups (blocks of days, slots) and the rows of the rest. */
 export async function periodFigures(db: Db, tenantId: string, range: DateRange, what: 'platforms' | 'people'): Promise<UsageFigures> {
   const plan = await planOf(db, tenantId, range);
   const figures = new UsageFigures();

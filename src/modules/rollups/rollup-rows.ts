@@ -19,18 +19,18 @@ export function withinAny(column: string, intervals: readonly LiveInterval[]): R
  * ranking always has: interactions of `risk_score >= 0.7`; interactions with an alert (alerts are
  * created with their interaction's timestamp, so an alert of an interaction of the period is of
  * the period); distinct classification types; distinct platforms. Columns: user_id, high_risk,
- * violations, types, platforms; and `hour` (of the interaction, counted from 1970-01-01T00:00Z)
- * with `byHour`, the figures then being per user and hour.
+ * violations, types, platforms; and `slot` (the interaction's slot of `slotMinutes`, counted from
+ * 1970-01-01T00:00Z) with `slotMinutes`, the figures then being per user and slot.
  *
  * One scan of the interactions; each row's alert and types are looked up by its id (a lateral
  * subquery the planner cannot turn into a join), and one grouping adds them up. Nothing here
  * depends on the planner's estimates, which are ~0 rows for the hours since the last ANALYZE
  * and once led it to nested loops between per-user aggregates (minutes for one day's hours).
  */
-export function figuresFromRows(tenantId: string, intervals: readonly LiveInterval[], { byHour = false } = {}): RawBuilder<unknown> {
-  const hour = byHour ? sql`, floor(extract(epoch from i.timestamp) / 3600)::int as hour` : sql``;
+export function figuresFromRows(tenantId: string, intervals: readonly LiveInterval[], { slotMinutes }: { slotMinutes?: number } = {}): RawBuilder<unknown> {
+  const slot = slotMinutes ? sql`, floor(extract(epoch from i.timestamp) / ${sql.lit(slotMinutes * 60)})::int as slot` : sql``;
   return sql`
-    select i.user_id${hour},
+    select i.user_id${slot},
       count(*) filter (where x.kind = 0 and i.risk_score >= ${sql.lit(HIGH_RISK)}) as high_risk,
       count(*) filter (where x.kind = 1) as violations,
       coalesce(array_agg(distinct x.label) filter (where x.kind = 2), '{}') as types,
@@ -44,5 +44,5 @@ export function figuresFromRows(tenantId: string, intervals: readonly LiveInterv
       select 2, c.classification_type from interaction_classification_types c
       where c.tenant_id = i.tenant_id and c.interaction_id = i.id) x
     where i.tenant_id = ${tenantId} and i.user_id is not null and ${withinAny('i.timestamp', intervals)}
-    group by ${byHour ? sql`1, 2` : sql`1`}`;
+    group by ${slotMinutes ? sql`1, 2` : sql`1`}`;
 }

@@ -8,7 +8,7 @@ import { withLease } from '../../platform/store/leases.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { inFixedScope } from '../../platform/store/scoped-connections.js';
 import { ALL_TENANTS, inTenants } from '../../platform/store/tenant-scope.js';
-import { DAY_MS, HOUR_MS, MAX_LEVEL } from './rollup-plan.js';
+import { DAY_MS, HOUR_MS, MAX_LEVEL, SLOT_MS, type Slot } from './rollup-plan.js';
 import { figuresFromRows, withinAny } from './rollup-rows.js';
 import { type EncodedFigures, UsageFigures } from './usage-figures.js';
 
@@ -21,7 +21,8 @@ export const ROLLUP_MARGIN_MS = 10 * 60_000;
 
 /**
  * Hours are rolled up for this many days before the day of the last closed hour, and that day:
- * a period that starts or ends within them reads its partial days from hour roll-ups.
+ * a period that starts or ends within them reads its partial days from hour roll-ups. The hours
+ * not closed yet have 5-minute slots.
  */
 export const HOUR_ROLLUP_DAYS = 35;
 
@@ -29,7 +30,8 @@ type Tx = Transaction<Database>;
 
 export interface RollupRun {
   days: number;
-  hours: number;
+  /** Hours and 5-minute slots. */
+  slots: number;
   blocks: number;
 }
 
@@ -42,13 +44,13 @@ export interface RollupRun {
 export async function rollUpUsage(db: Kysely<Database>, now: Date, tenantIds?: readonly string[]): Promise<RollupRun> {
   const ids = tenantIds ?? (await inFixedScope(db, ALL_TENANTS).selectFrom('tenants').select('id').orderBy('id').execute())
     .map((row) => row.id);
-  const run: RollupRun = { days: 0, hours: 0, blocks: 0 };
+  const run: RollupRun = { days: 0, slots: 0, blocks: 0 };
   for (const tenantId of ids) {
     const done = await inTenants([tenantId], () =>
       withLease(db, LEASES.usageRollups, () => rollUpTenant(db, tenantId, now), { key: tenantId }));
     if (done) {
       run.days += done.days;
-      run.hours += done.hours;
+      run.slots += done.slots;
       run.blocks += done.blocks;
     }
   }
@@ -60,6 +62,9 @@ export const lastClosedDay = (now: Date) => Math.floor((now.getTime() - ROLLUP_M
 
 /** The last hour closed at `now` (hours numbered from 1970-01-01T00:00Z, 24 a day). */
 export const lastClosedHour = (now: Date) => Math.floor((now.getTime() - ROLLUP_MARGIN_MS) / HOUR_MS) - 1;
+
+/** The last 5-minute slot closed at `now`. */
+export const lastClosedSlot = (now: Date) => Math.floor((now.getTime() - ROLLUP_MARGIN_MS) / SLOT_MS) - 1;
 
 /** The first day whose hours are rolled up and kept. */
 const firstHourDay = (now: Date) => Math.floor(lastClosedHour(now) / 24) - HOUR_ROLLUP_DAYS;
@@ -73,25 +78,26 @@ async function rollUpTenant(db: Kysely<Database>, tenantId: string, now: Date): 
   const lastHour = lastClosedHour(now);
   const hoursFrom = firstHourDay(now);
   const hoursTo = Math.floor(lastHour / 24);
-  await sql`delete from usage_rollup_hours where tenant_id = ${tenantId} and hour < ${hoursFrom * 24}::int`.execute(db);
+  await sql`delete from usage_rollup_slots where tenant_id = ${tenantId} and minutes = 60 and slot < ${hoursFrom * 24}::int`.execute(db);
   const { rows } = await sql<{ day: number }>`
     with first as (
       select (min(timestamp) at time zone 'UTC')::date - date '1970-01-01' as day from interactions where tenant_id = ${tenantId})
     select d.day from first cross join generate_series(first.day, ${hoursTo}::int) as d(day)
     where (d.day <= ${last}::int and not exists (select 1 from usage_rollups r
         where r.tenant_id = ${tenantId} and r.level = 0 and r.start_day = date '1970-01-01' + d.day))
-      or (d.day >= ${hoursFrom}::int and (select count(*) from usage_rollup_hours h
-        where h.tenant_id = ${tenantId} and h.hour >= d.day * 24 and h.hour <= ${lastHour}::int and h.hour < d.day * 24 + 24)
+      or (d.day >= ${hoursFrom}::int and (select count(*) from usage_rollup_slots h
+        where h.tenant_id = ${tenantId} and h.minutes = 60 and h.slot >= d.day * 24 and h.slot <= ${lastHour}::int and h.slot < d.day * 24 + 24)
         < least(24, ${lastHour}::int + 1 - d.day * 24))
     union
     select day - date '1970-01-01' from usage_rollup_dirty_days where tenant_id = ${tenantId} and day <= date '1970-01-01' + ${hoursTo}::int
     order by 1`.execute(db);
-  const run: RollupRun = { days: 0, hours: 0, blocks: 0 };
+  const run: RollupRun = { days: 0, slots: 0, blocks: 0 };
   for (const { day } of rows) {
     const done = await rollUpDay(db, tenantId, day, now);
     run.days += done.days;
-    run.hours += done.hours;
+    run.slots += done.hours;
   }
+  run.slots += await rollUpOpenSlots(db, tenantId, now);
   for (let level = 1; level <= MAX_LEVEL; level++) {
     const size = 2 ** level;
     const { rows: due } = await sql<{ start: number }>`
@@ -116,14 +122,14 @@ async function underTenantLock<T>(db: Kysely<Database>, tenantId: string, work: 
   });
 }
 
-type FigureRow = { n: number; hour?: number; high_risk: string | number; violations: string | number; types: string[]; platforms: string[]; user_id: string };
+type FigureRow = { n: number; slot?: number; high_risk: string | number; violations: string | number; types: string[]; platforms: string[]; user_id: string };
 
 /**
- * The figures of the rows in [start, end), per user (and hour), after numbering the users met for
+ * The figures of the rows in [start, end), per user (and slot), after numbering the users met for
  * the first time. Two statements, each a scan with lookups by key: nothing in them joins two
  * results whose sizes the planner may misjudge (the rows since the last ANALYZE look like none).
  */
-async function numberedFigures(tx: Tx, tenantId: string, start: number, end: number, byHour: boolean): Promise<FigureRow[]> {
+async function numberedFigures(tx: Tx, tenantId: string, start: number, end: number, slotMinutes?: number): Promise<FigureRow[]> {
   const within = withinAny('i.timestamp', [{ start, end }]);
   await sql`
     insert into usage_rollup_users (tenant_id, n, user_id)
@@ -133,7 +139,7 @@ async function numberedFigures(tx: Tx, tenantId: string, start: number, end: num
       where i.tenant_id = ${tenantId} and i.user_id is not null and ${within}
         and not exists (select 1 from usage_rollup_users u where u.tenant_id = ${tenantId} and u.user_id = i.user_id)) new_users`.execute(tx);
   const { rows } = await sql<FigureRow>`
-    select u.n, f.* from (${figuresFromRows(tenantId, [{ start, end }], { byHour })}) f
+    select u.n, f.* from (${figuresFromRows(tenantId, [{ start, end }], { slotMinutes })}) f
     join usage_rollup_users u on u.tenant_id = ${tenantId} and u.user_id = f.user_id`.execute(tx);
   return rows;
 }
@@ -152,15 +158,15 @@ async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, no
     const { rows: [mark] } = await sql<{ marks: string }>`
       select marks from usage_rollup_dirty_days where tenant_id = ${tenantId} and day = date '1970-01-01' + ${day}::int`.execute(tx);
     const end = closed ? (day + 1) * DAY_MS : hoursEnd * HOUR_MS;
-    const rows = await numberedFigures(tx, tenantId, day * DAY_MS, end, withHours);
+    const rows = await numberedFigures(tx, tenantId, day * DAY_MS, end, withHours ? 60 : undefined);
     const whole = new UsageFigures();
     const hours = new Map<number, UsageFigures>();
     for (const row of rows) {
       const figures = { ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) };
       whole.addRow(figures);
       if (withHours) {
-        if (!hours.has(row.hour!)) hours.set(row.hour!, new UsageFigures());
-        hours.get(row.hour!)!.addRow(figures);
+        if (!hours.has(row.slot!)) hours.set(row.slot!, new UsageFigures());
+        hours.get(row.slot!)!.addRow(figures);
       }
     }
     // Whatever holds the day and is not written again below goes (the blocks above it, and a roll-up
@@ -169,18 +175,49 @@ async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, no
       delete from usage_rollups where tenant_id = ${tenantId} and level >= ${closed ? 1 : 0}
         and start_day <= date '1970-01-01' + ${day}::int and start_day + (1 << level) > date '1970-01-01' + ${day}::int`.execute(tx);
     await sql`
-      delete from usage_rollup_hours where tenant_id = ${tenantId}
-        and hour >= ${withHours ? hoursEnd : day * 24}::int and hour < ${(day + 1) * 24}::int`.execute(tx);
+      delete from usage_rollup_slots where tenant_id = ${tenantId} and (
+        (minutes = 60 and slot >= ${withHours ? hoursEnd : day * 24}::int and slot < ${(day + 1) * 24}::int)
+        or (minutes = 5 and slot >= ${day * 288}::int and slot < ${(day + 1) * 288}::int))`.execute(tx);
     if (closed) await writeRollup(tx, tenantId, { level: 0, start: day }, whole.encode(), now);
     if (withHours) {
       for (let hour = day * 24; hour < hoursEnd; hour++) {
-        await writeRollup(tx, tenantId, { hour }, (hours.get(hour) ?? new UsageFigures()).encode(), now);
+        await writeRollup(tx, tenantId, { minutes: 60, slot: hour }, (hours.get(hour) ?? new UsageFigures()).encode(), now);
       }
     }
     await sql`
       delete from usage_rollup_dirty_days
       where tenant_id = ${tenantId} and day = date '1970-01-01' + ${day}::int and marks = ${mark?.marks ?? null}`.execute(tx);
     return { days: closed ? 1 : 0, hours: withHours ? hoursEnd - day * 24 : 0 };
+  });
+}
+
+/**
+ * Rolls up the closed 5-minute slots of the hours not closed yet, from the first one missing on
+ * (the job comes by every minute, so that is the last few minutes' rows), and deletes those of
+ * closed hours: their hour's roll-up answers for them. A dirty day's slots were deleted by
+ * rollUpDay before this runs and are built again here.
+ */
+async function rollUpOpenSlots(db: Kysely<Database>, tenantId: string, now: Date): Promise<number> {
+  const perHour = HOUR_MS / SLOT_MS;
+  const first = (lastClosedHour(now) + 1) * perHour;
+  const last = lastClosedSlot(now);
+  await sql`delete from usage_rollup_slots where tenant_id = ${tenantId} and minutes = 5 and slot < ${first}::int`.execute(db);
+  if (last < first) return 0;
+  return underTenantLock(db, tenantId, async (tx) => {
+    const { rows: [built] } = await sql<{ from: number }>`
+      select coalesce(max(slot) + 1, ${first}::int) as from from usage_rollup_slots
+      where tenant_id = ${tenantId} and minutes = 5 and slot >= ${first}::int and slot <= ${last}::int`.execute(tx);
+    const from = built!.from;
+    if (from > last) return 0;
+    const slots = new Map<number, UsageFigures>();
+    for (const row of await numberedFigures(tx, tenantId, from * SLOT_MS, (last + 1) * SLOT_MS, SLOT_MS / 60_000)) {
+      if (!slots.has(row.slot!)) slots.set(row.slot!, new UsageFigures());
+      slots.get(row.slot!)!.addRow({ ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) });
+    }
+    for (let slot = from; slot <= last; slot++) {
+      await writeRollup(tx, tenantId, { minutes: SLOT_MS / 60_000, slot }, (slots.get(slot) ?? new UsageFigures()).encode(), now);
+    }
+    return last - from + 1;
   });
 }
 
@@ -211,19 +248,19 @@ async function rollUpBlock(db: Kysely<Database>, tenantId: string, level: number
   });
 }
 
-/** Writes (or writes again) the roll-up of a block of days or of an hour. */
-async function writeRollup(tx: Tx, tenantId: string, at: { level: number; start: number } | { hour: number }, encoded: EncodedFigures, now: Date): Promise<void> {
+/** Writes (or writes again) the roll-up of a block of days or of a slot. */
+async function writeRollup(tx: Tx, tenantId: string, at: { level: number; start: number } | Slot, encoded: EncodedFigures, now: Date): Promise<void> {
   const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
   const hexes = (list: Uint8Array[]) => sql`array(select decode(h, 'hex') from unnest(${list.map(hex)}::text[]) with ordinality as u(h, o) order by o)`;
   const figures = sql`decode(${hex(encoded.high_risk)}, 'hex'), decode(${hex(encoded.violations)}, 'hex'), ${encoded.platforms}::text[],
     ${hexes(encoded.platform_users)}, ${encoded.types}::text[], ${hexes(encoded.type_users)}, ${now}`;
   const update = sql`high_risk = excluded.high_risk, violations = excluded.violations, platforms = excluded.platforms,
     platform_users = excluded.platform_users, types = excluded.types, type_users = excluded.type_users, built_at = excluded.built_at`;
-  if ('hour' in at) {
+  if ('slot' in at) {
     await sql`
-      insert into usage_rollup_hours (tenant_id, hour, high_risk, violations, platforms, platform_users, types, type_users, built_at)
-      values (${tenantId}, ${at.hour}, ${figures})
-      on conflict (tenant_id, hour) do update set ${update}`.execute(tx);
+      insert into usage_rollup_slots (tenant_id, minutes, slot, high_risk, violations, platforms, platform_users, types, type_users, built_at)
+      values (${tenantId}, ${at.minutes}, ${at.slot}, ${figures})
+      on conflict (tenant_id, minutes, slot) do update set ${update}`.execute(tx);
     return;
   }
   await sql`
@@ -237,11 +274,11 @@ export async function forgetRollupUser(db: Kysely<Database> | Tx, tenantId: stri
   await sql`update usage_rollup_users set user_id = null where tenant_id = ${tenantId} and user_id = ${userId}`.execute(db);
 }
 
-/** Rolls up the closed days every `intervalMs` (default 5 minutes), and at start. */
+/** Rolls up the closed days and slots every `intervalMs` (default a minute: the 5-minute slots are worth it then), and at start. */
 export class UsageRollupWorker {
   private readonly poller: Poller;
 
-  constructor(private readonly deps: Deps, private readonly logger: Logger, intervalMs = 5 * 60_000) {
+  constructor(private readonly deps: Deps, private readonly logger: Logger, intervalMs = 60_000) {
     this.poller = new Poller(() => this.run(), intervalMs,
       (error) => logFailure(deps.store, logger, 'warn', error, 'usage roll-ups failed; will retry'));
   }
@@ -256,7 +293,7 @@ export class UsageRollupWorker {
 
   private async run(): Promise<false> {
     const run = await rollUpUsage(this.deps.store.db, this.deps.clock.now());
-    if (run.days + run.hours + run.blocks > 0) this.logger.info(run, 'usage rolled up');
+    if (run.days + run.slots + run.blocks > 0) this.logger.info(run, 'usage rolled up');
     return false;
   }
 }

@@ -26,7 +26,7 @@ import * as m0024 from './0024_platform_users_index.js';
 import * as m0025 from './0025_interaction_count_levels.js';
 import * as m0026 from './0026_usage_rollups.js';
 import * as m0027 from './0027_job_leases_in_place.js';
-import * as m0028 from './0028_usage_rollup_hours.js';
+import * as m0028 from './0028_usage_rollup_slots.js';
 
 /**
  * A migration: `up` runs in a transaction of its own, unless it exports `transactional = false`
@@ -68,5 +68,5 @@ export const migrations: Record<string, ServiceMigration> = {
   '0025_interaction_count_levels': m0025,
   '0026_usage_rollups': m0026,
   '0027_job_leases_in_place': m0027,
-  '0028_usage_rollup_hours': m0028,
+  '0028_usage_rollup_slots': m0028,
 };
