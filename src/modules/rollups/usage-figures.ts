@@ -1,7 +1,9 @@
 /**
  * What a roll-up holds, and how roll-ups and rows combine (docs/platforms.md, "Roll-ups"). Users
  * are the tenant's dense numbers (usage_rollup_users): a set of users is a bitmap (bit n of byte
- * n >> 3, lowest bit first), per-user counts are uint32 little-endian indexed by n.
+ * n >> 3, lowest bit first); per-user counts are uint32 little-endian indexed by n (dense) or,
+ * where fewer users have one (an hour, 5 minutes), a 0x01 byte then (n, count) uint32 pairs
+ * (sparse: its length is one more than a multiple of 4, which no dense form has).
  */
 
 /** The stored form of one roll-up row (a day, or a block of days). */
@@ -115,19 +117,39 @@ export interface PersonFigures {
   unsanctioned_platforms: number;
 }
 
-/** Adds stored uint32 little-endian counts to `into`, grown as needed. */
+/** Adds stored counts (dense or sparse) to `into`, grown as needed. */
 function addCounts(into: Uint32Array, bytes: Uint8Array): Uint32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.byteLength % 4 === 1) {
+    let sums = into;
+    for (let at = 1; at < bytes.byteLength; at += 8) sums = addAt(sums, view.getUint32(at, true), view.getUint32(at + 4, true));
+    return sums;
+  }
   const length = bytes.byteLength >> 2;
   const sums = into.length >= length ? into : grow(into, length);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let n = 0; n < length; n++) sums[n]! += view.getUint32(n * 4, true);
   return sums;
 }
 
-/** Counts as stored: uint32 little-endian, whatever the machine, up to the last that is not 0 (arrays grow by doubling). */
+/** Counts as stored, little-endian whatever the machine: dense up to the last that is not 0 (arrays grow by doubling), or sparse when smaller. */
 function countsBytes(counts: Uint32Array): Uint8Array {
   let length = counts.length;
   while (length > 0 && counts[length - 1] === 0) length -= 1;
+  let users = 0;
+  for (let n = 0; n < length; n++) if (counts[n]) users += 1;
+  if (1 + users * 8 < length * 4) {
+    const bytes = new Uint8Array(1 + users * 8);
+    const view = new DataView(bytes.buffer);
+    bytes[0] = 1;
+    let at = 1;
+    for (let n = 0; n < length; n++) {
+      if (!counts[n]) continue;
+      view.setUint32(at, n, true);
+      view.setUint32(at + 4, counts[n]!, true);
+      at += 8;
+    }
+    return bytes;
+  }
   const bytes = new Uint8Array(length * 4);
   const view = new DataView(bytes.buffer);
   for (let n = 0; n < length; n++) view.setUint32(n * 4, counts[n]!, true);
