@@ -3,13 +3,16 @@
 // beside the p95 of a 404 of the same run. Each answer is checked against the lists: a platform's usage equals the
 // list's total for that platform and period, and the first person's `high_risk` the list's total of their
 // interactions of risk_score >= 0.7. A period people at risk refuses (too many interactions to rank) is reported
-// as refused, with the number the service gave.
-// Then the open day, as a customer's periods end: the day's interactions topped up through the batch API to a
-// day's share of the seed (the seed's distributions; the service stamps them with its clock, so they are today's
-// and not rolled up: counted from the rows), and the same periods ending after that ingest, measured at once.
+// as refused, with the number the service gave. Before measuring, everything closed is rolled up, as the
+// service's worker keeps it (every minute).
+// Then the open day, as a customer's periods end (PostgreSQL): today's interactions topped up through the batch API
+// to the seed's daily rate for the part of the day gone by, spread from midnight to now (the service stamps rows
+// with its own clock; the filling service's clock walks through the day, bench/lib/live-clock.mjs), the roll-up
+// job run as its worker would, and the same periods ending now measured at once: the closed hours and 5-minute
+// slots come from their roll-ups, the last 10 to 15 minutes (and the minutes at a period's start) from the rows.
 import { batchIngest } from './load.mjs';
 import { get, latency } from './queries-measure.mjs';
-import { liveInteraction } from './queries-live-data.mjs';
+import { liveInteraction, spreadClock } from './queries-live-data.mjs';
 import { SPAN_DAYS } from './queries-seed.mjs';
 import { asUuid, md5 } from './queries-shapes.mjs';
 import { figure } from './report.mjs';
@@ -26,21 +29,70 @@ const periodsOf = (end) => [
   ['whole range', undefined],
 ].map(([name, start]) => ({ name, query: start ? `start_date=${start.toISOString()}&end_date=${end.toISOString()}` : '' }));
 
-/** Today's interactions of the tenant (PostgreSQL; the embedded store is held by the service). */
-async function todayRows(seed) {
-  return withClient(seed.url, async (client) => Number((await client.query(
-    `select count(*) as n from interactions where tenant_id = $1 and timestamp >= $2`, [seed.tenantId, seed.end])).rows[0].n));
+/** Today's interactions of the tenant and the last one's time (PostgreSQL; the embedded store is held by the service). */
+async function today(seed) {
+  return withClient(seed.url, async (client) => {
+    const { rows: [row] } = await client.query(
+      `select count(*) as n, max(timestamp) as latest from interactions where tenant_id = $1 and timestamp >= $2`,
+      [seed.tenantId, new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS)]);
+    return { rows: Number(row.n), latest: row.latest?.getTime() ?? null };
+  });
 }
 
-/** Tops today's interactions up to a day's share of the seed's rows through the batch API; today's rows after it. */
-async function fillOpenDay(base, token, seed, rows) {
-  const share = Math.round(rows / SPAN_DAYS);
-  const before = await todayRows(seed);
-  if (before < share) {
-    const key = await apiKey(base, token);
-    await batchIngest({ base, key, total: share - before, concurrency: 4, offset: rows + before, item: liveInteraction });
+/**
+ * Tops today's interactions up to the seed's daily rate for the part of the day gone by, through the batch API of a
+ * service whose clock walks from the last of them (or midnight) to now as the batches go.
+ */
+async function fillOpenDay(seed, rows) {
+  const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+  const share = Math.round((rows / SPAN_DAYS) * ((Date.now() - midnight) / DAY_MS));
+  const before = await today(seed);
+  const missing = share - before.rows;
+  if (missing > 0) {
+    const clock = spreadClock();
+    const from = Math.max(midnight, (before.latest ?? midnight) + 1);
+    clock.at(from);
+    const service = await startService({ ...seed.env, ...clock.env, SERVE_WORKERS: 'false' }, { nodeArgs: clock.nodeArgs });
+    try {
+      const key = await apiKey(service.base, await login(service.base, ADMIN));
+      const item = (n) => {
+        const sent = n - rows - before.rows;
+        if (sent % 500 === 0) clock.at(from + (sent / missing) * (Date.now() - from));
+        return liveInteraction(n);
+      };
+      await batchIngest({ base: service.base, key, total: missing, concurrency: 4, offset: rows + before.rows, item });
+    } finally {
+      clock.real();
+      await service.stop();
+      clock.dispose();
+    }
   }
-  return { before, after: await todayRows(seed) };
+  return { before: before.rows, after: (await today(seed)).rows };
+}
+
+/**
+ * Rolls up every closed day, hour and 5-minute slot, as the service's worker does every minute; on PostgreSQL, until
+ * the last closed slot is there. `rowsFrom`: where the roll-ups end, the rows taking the rest.
+ */
+async function rollUp(seed) {
+  const { openOwnerStore } = await import('./owner-store.mjs');
+  const { lastClosedSlot, rollUpUsage } = await import('../../dist/modules/rollups/usage-rollups.job.js');
+  const store = await openOwnerStore(seed.env.DATABASE_URL ? { databaseUrl: seed.env.DATABASE_URL, poolSize: 2 } : { dataDir: seed.env.DATA_DIR });
+  try {
+    for (let attempt = 0; ; attempt++) {
+      const now = new Date();
+      const run = await rollUpUsage(store.db, now, [seed.tenantId]);
+      if (!seed.url) return run;
+      // Skipped while a service's worker holds the tenant's lease: then it is that worker's run, waited for.
+      const rowsFrom = await withClient(seed.url, async (client) => Number((await client.query(
+        'select max((slot + 1) * minutes * 60000::bigint) as until from usage_rollup_slots where tenant_id = $1',
+        [seed.tenantId])).rows[0].until));
+      if (rowsFrom >= (lastClosedSlot(now) + 1) * 300_000 || attempt === 60) return { ...run, rowsFrom: new Date(rowsFrom) };
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  } finally {
+    await store.close();
+  }
 }
 
 const totalOf = async (base, token, query) => JSON.parse((await get(base, token, `/api/v1/interactions?${query}&limit=1`)).body).total;
@@ -78,6 +130,13 @@ async function measurePeriods(table, base, token, periods, floor, suffix) {
 
 export async function platformsAndPeople(label, seed, rows) {
   const table = [];
+  // The build's migrations applied by a service without workers; the open day filled before anything rolls up
+  // its hours (the filling service's clock walks through hours the job would otherwise have closed already).
+  await (await startService({ ...seed.env, SERVE_WORKERS: 'false' })).stop();
+  const filled = seed.url ? await fillOpenDay(seed, rows) : undefined;
+  const startedAt = performance.now();
+  const run = await rollUp(seed);
+  console.log(`  rolled up ${run.days} days, ${run.slots} hours and 5-minute slots, ${run.blocks} blocks in ${Math.round((performance.now() - startedAt) / 1000)} s`);
   const service = await startService(seed.env);
   try {
     const token = await login(service.base, ADMIN);
@@ -85,11 +144,12 @@ export async function platformsAndPeople(label, seed, rows) {
     await latency(service.base, token, unknown, { requests: 100, expect: 404 });
     const floor = await latency(service.base, token, unknown, { expect: 404 });
     await measurePeriods(table, service.base, token, periodsOf(seed.end), floor, '');
-    if (seed.url) {
-      const today = await fillOpenDay(service.base, token, seed, rows);
-      console.log(`  the open day holds ${today.after.toLocaleString('en')} interactions (${(today.after - today.before).toLocaleString('en')} `
-        + 'sent through the batch API by this run); measuring periods that end now, at once');
-      await measurePeriods(table, service.base, token, periodsOf(new Date()), floor, ', ending now (open day)');
+    if (filled) {
+      const end = new Date();
+      console.log(`  the open day holds ${filled.after.toLocaleString('en')} interactions (${(filled.after - filled.before).toLocaleString('en')} `
+        + `sent through the batch API by this run, spread to now); rolled up to ${run.rowsFrom.toISOString().slice(11, 16)} UTC, `
+        + `the rows after; measuring periods that end now, at once (${end.toISOString().slice(11, 16)} UTC)`);
+      await measurePeriods(table, service.base, token, periodsOf(end), floor, ', ending now (open day)');
     }
   } finally {
     await service.stop();
