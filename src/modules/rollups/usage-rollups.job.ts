@@ -8,9 +8,9 @@ import { withLease } from '../../platform/store/leases.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { inFixedScope } from '../../platform/store/scoped-connections.js';
 import { ALL_TENANTS, inTenants } from '../../platform/store/tenant-scope.js';
-import { DAY_MS, HOUR_MS, MAX_LEVEL, SLOT_MS, type Slot } from './rollup-plan.js';
-import { figuresFromRows, withinAny } from './rollup-rows.js';
-import { type EncodedFigures, UsageFigures } from './usage-figures.js';
+import { DAY_MS, HOUR_MS, MAX_LEVEL, SLOT_MS } from './rollup-plan.js';
+import { figuresBySlot, numberedFigures, writeRollup } from './rollup-writes.js';
+import { UsageFigures } from './usage-figures.js';
 
 /**
  * A UTC day is rolled up once it has ended and this much more has passed: the service stamps
@@ -122,28 +122,6 @@ async function underTenantLock<T>(db: Kysely<Database>, tenantId: string, work: 
   });
 }
 
-type FigureRow = { n: number; slot?: number; high_risk: string | number; violations: string | number; types: string[]; platforms: string[]; user_id: string };
-
-/**
- * The figures of the rows in [start, end), per user (and slot), after numbering the users met for
- * the first time. Two statements, each a scan with lookups by key: nothing in them joins two
- * results whose sizes the planner may misjudge (the rows since the last ANALYZE look like none).
- */
-async function numberedFigures(tx: Tx, tenantId: string, start: number, end: number, slotMinutes?: number): Promise<FigureRow[]> {
-  const within = withinAny('i.timestamp', [{ start, end }]);
-  await sql`
-    insert into usage_rollup_users (tenant_id, n, user_id)
-    select ${tenantId}, (select coalesce(max(n), -1) from usage_rollup_users where tenant_id = ${tenantId})
-      + row_number() over (order by user_id), user_id
-    from (select distinct i.user_id from interactions i
-      where i.tenant_id = ${tenantId} and i.user_id is not null and ${within}
-        and not exists (select 1 from usage_rollup_users u where u.tenant_id = ${tenantId} and u.user_id = i.user_id)) new_users`.execute(tx);
-  const { rows } = await sql<FigureRow>`
-    select u.n, f.* from (${figuresFromRows(tenantId, [{ start, end }], { slotMinutes })}) f
-    join usage_rollup_users u on u.tenant_id = ${tenantId} and u.user_id = f.user_id`.execute(tx);
-  return rows;
-}
-
 /**
  * Rolls up one day from its rows: the day once it is closed (dropping the blocks holding it, built
  * from its previous roll-up) and, within the hours' window, each of its closed hours, all from one
@@ -158,17 +136,7 @@ async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, no
     const { rows: [mark] } = await sql<{ marks: string }>`
       select marks from usage_rollup_dirty_days where tenant_id = ${tenantId} and day = date '1970-01-01' + ${day}::int`.execute(tx);
     const end = closed ? (day + 1) * DAY_MS : hoursEnd * HOUR_MS;
-    const rows = await numberedFigures(tx, tenantId, day * DAY_MS, end, withHours ? 60 : undefined);
-    const whole = new UsageFigures();
-    const hours = new Map<number, UsageFigures>();
-    for (const row of rows) {
-      const figures = { ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) };
-      whole.addRow(figures);
-      if (withHours) {
-        if (!hours.has(row.slot!)) hours.set(row.slot!, new UsageFigures());
-        hours.get(row.slot!)!.addRow(figures);
-      }
-    }
+    const { whole, slots: hours } = figuresBySlot(await numberedFigures(tx, tenantId, day * DAY_MS, end, withHours ? 60 : undefined));
     // Whatever holds the day and is not written again below goes (the blocks above it, and a roll-up
     // that a replica whose clock runs ahead wrote early), so nothing stale outlives the mark.
     await sql`
@@ -177,7 +145,7 @@ async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, no
     await sql`
       delete from usage_rollup_slots where tenant_id = ${tenantId} and (
         (minutes = 60 and slot >= ${withHours ? hoursEnd : day * 24}::int and slot < ${(day + 1) * 24}::int)
-        or (minutes = 5 and slot >= ${day * 288}::int and slot < ${(day + 1) * 288}::int))`.execute(tx);
+        or (minutes = 5 and slot >= ${day * (DAY_MS / SLOT_MS)}::int and slot < ${(day + 1) * (DAY_MS / SLOT_MS)}::int))`.execute(tx);
     if (closed) await writeRollup(tx, tenantId, { level: 0, start: day }, whole.encode(), now);
     if (withHours) {
       for (let hour = day * 24; hour < hoursEnd; hour++) {
@@ -209,11 +177,7 @@ async function rollUpOpenSlots(db: Kysely<Database>, tenantId: string, now: Date
       where tenant_id = ${tenantId} and minutes = 5 and slot >= ${first}::int and slot <= ${last}::int`.execute(tx);
     const from = built!.from;
     if (from > last) return 0;
-    const slots = new Map<number, UsageFigures>();
-    for (const row of await numberedFigures(tx, tenantId, from * SLOT_MS, (last + 1) * SLOT_MS, SLOT_MS / 60_000)) {
-      if (!slots.has(row.slot!)) slots.set(row.slot!, new UsageFigures());
-      slots.get(row.slot!)!.addRow({ ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) });
-    }
+    const { slots } = figuresBySlot(await numberedFigures(tx, tenantId, from * SLOT_MS, (last + 1) * SLOT_MS, SLOT_MS / 60_000));
     for (let slot = from; slot <= last; slot++) {
       await writeRollup(tx, tenantId, { minutes: SLOT_MS / 60_000, slot }, (slots.get(slot) ?? new UsageFigures()).encode(), now);
     }
@@ -246,27 +210,6 @@ async function rollUpBlock(db: Kysely<Database>, tenantId: string, level: number
     await writeRollup(tx, tenantId, { level, start }, figures.encode(), now);
     return 1;
   });
-}
-
-/** Writes (or writes again) the roll-up of a block of days or of a slot. */
-async function writeRollup(tx: Tx, tenantId: string, at: { level: number; start: number } | Slot, encoded: EncodedFigures, now: Date): Promise<void> {
-  const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-  const hexes = (list: Uint8Array[]) => sql`array(select decode(h, 'hex') from unnest(${list.map(hex)}::text[]) with ordinality as u(h, o) order by o)`;
-  const figures = sql`decode(${hex(encoded.high_risk)}, 'hex'), decode(${hex(encoded.violations)}, 'hex'), ${encoded.platforms}::text[],
-    ${hexes(encoded.platform_users)}, ${encoded.types}::text[], ${hexes(encoded.type_users)}, ${now}`;
-  const update = sql`high_risk = excluded.high_risk, violations = excluded.violations, platforms = excluded.platforms,
-    platform_users = excluded.platform_users, types = excluded.types, type_users = excluded.type_users, built_at = excluded.built_at`;
-  if ('slot' in at) {
-    await sql`
-      insert into usage_rollup_slots (tenant_id, minutes, slot, high_risk, violations, platforms, platform_users, types, type_users, built_at)
-      values (${tenantId}, ${at.minutes}, ${at.slot}, ${figures})
-      on conflict (tenant_id, minutes, slot) do update set ${update}`.execute(tx);
-    return;
-  }
-  await sql`
-    insert into usage_rollups (tenant_id, level, start_day, high_risk, violations, platforms, platform_users, types, type_users, built_at)
-    values (${tenantId}, ${at.level}, date '1970-01-01' + ${at.start}::int, ${figures})
-    on conflict (tenant_id, level, start_day) do update set ${update}`.execute(tx);
 }
 
 /** Erasure: the person's id leaves the numbering; the number is never given again (their days are dirty until rolled up anew). */

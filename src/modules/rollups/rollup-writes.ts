@@ -1,0 +1,66 @@
+import { type Transaction, sql } from 'kysely';
+import type { Database } from '../../kernel/tables/database.js';
+import type { Slot } from './rollup-plan.js';
+import { figuresFromRows, withinAny } from './rollup-rows.js';
+import { type EncodedFigures, UsageFigures } from './usage-figures.js';
+
+/** How the roll-up job reads rows into figures and writes roll-ups (docs/platforms.md, "Roll-ups"). */
+
+type Tx = Transaction<Database>;
+
+export type FigureRow = { n: number; slot?: number; high_risk: string | number; violations: string | number; types: string[]; platforms: string[]; user_id: string };
+
+/**
+ * The figures of the rows in [start, end), per user (and slot), after numbering the users met for
+ * the first time. Two statements, each a scan with lookups by key: nothing in them joins two
+ * results whose sizes the planner may misjudge (the rows since the last ANALYZE look like none).
+ */
+export async function numberedFigures(tx: Tx, tenantId: string, start: number, end: number, slotMinutes?: number): Promise<FigureRow[]> {
+  const within = withinAny('i.timestamp', [{ start, end }]);
+  await sql`
+    insert into usage_rollup_users (tenant_id, n, user_id)
+    select ${tenantId}, (select coalesce(max(n), -1) from usage_rollup_users where tenant_id = ${tenantId})
+      + row_number() over (order by user_id), user_id
+    from (select distinct i.user_id from interactions i
+      where i.tenant_id = ${tenantId} and i.user_id is not null and ${within}
+        and not exists (select 1 from usage_rollup_users u where u.tenant_id = ${tenantId} and u.user_id = i.user_id)) new_users`.execute(tx);
+  const { rows } = await sql<FigureRow>`
+    select u.n, f.* from (${figuresFromRows(tenantId, [{ start, end }], { slotMinutes })}) f
+    join usage_rollup_users u on u.tenant_id = ${tenantId} and u.user_id = f.user_id`.execute(tx);
+  return rows;
+}
+
+/** The rows' figures in all (`whole`) and per slot (when read by slot). */
+export function figuresBySlot(rows: readonly FigureRow[]): { whole: UsageFigures; slots: Map<number, UsageFigures> } {
+  const whole = new UsageFigures();
+  const slots = new Map<number, UsageFigures>();
+  for (const row of rows) {
+    const figures = { ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) };
+    whole.addRow(figures);
+    if (row.slot === undefined) continue;
+    if (!slots.has(row.slot)) slots.set(row.slot, new UsageFigures());
+    slots.get(row.slot)!.addRow(figures);
+  }
+  return { whole, slots };
+}
+
+/** Writes (or writes again) the roll-up of a block of days or of a slot. */
+export async function writeRollup(tx: Tx, tenantId: string, at: { level: number; start: number } | Slot, encoded: EncodedFigures, now: Date): Promise<void> {
+  const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  const hexes = (list: Uint8Array[]) => sql`array(select decode(h, 'hex') from unnest(${list.map(hex)}::text[]) with ordinality as u(h, o) order by o)`;
+  const figures = sql`decode(${hex(encoded.high_risk)}, 'hex'), decode(${hex(encoded.violations)}, 'hex'), ${encoded.platforms}::text[],
+    ${hexes(encoded.platform_users)}, ${encoded.types}::text[], ${hexes(encoded.type_users)}, ${now}`;
+  const update = sql`high_risk = excluded.high_risk, violations = excluded.violations, platforms = excluded.platforms,
+    platform_users = excluded.platform_users, types = excluded.types, type_users = excluded.type_users, built_at = excluded.built_at`;
+  if ('slot' in at) {
+    await sql`
+      insert into usage_rollup_slots (tenant_id, minutes, slot, high_risk, violations, platforms, platform_users, types, type_users, built_at)
+      values (${tenantId}, ${at.minutes}, ${at.slot}, ${figures})
+      on conflict (tenant_id, minutes, slot) do update set ${update}`.execute(tx);
+    return;
+  }
+  await sql`
+    insert into usage_rollups (tenant_id, level, start_day, high_risk, violations, platforms, platform_users, types, type_users, built_at)
+    values (${tenantId}, ${at.level}, date '1970-01-01' + ${at.start}::int, ${figures})
+    on conflict (tenant_id, level, start_day) do update set ${update}`.execute(tx);
+}
