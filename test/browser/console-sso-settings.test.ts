@@ -267,7 +267,8 @@ describe.skipIf(!chromiumFound).each(STORES)('console single sign-on [%s]', (kin
         await again.page.goto(`${base}/sign-in?next=%2Falerts#sso_code=${code}`);
         await expect.poll(() => alertText(again.page)).toBe('This sign-in link is not valid any more. Start again.');
         expect(new URL(again.page.url()).hash).toBe('');
-        expect(await again.page.getByRole('button', { name: 'Sign in with single sign-on' }).isVisible()).toBe(true);
+        // The form comes back once the refusal is shown: waited for, not read in the same tick.
+        await expect.poll(() => again.page.getByRole('button', { name: 'Sign in with single sign-on' }).isVisible()).toBe(true);
         expect(unexpectedErrors(again.errors)).toEqual([]);
       } finally {
         await again.context.close();
