@@ -14,26 +14,23 @@ type Db = Kysely<Database> | Transaction<Database>;
  */
 export async function planOf(db: Db, tenantId: string, range: DateRange): Promise<RollupPlan> {
   const { first, last } = wholeDays(range);
-  const bounds = (column: string) => sql.join([
+  const days = (column: string, from: number | null, to: number | null) => sql.join([
     sql`true`,
-    ...(first !== null ? [sql`${sql.ref(column)} >= date '1970-01-01' + ${first}::int`] : []),
-    ...(last !== null ? [sql`${sql.ref(column)} <= date '1970-01-01' + ${last}::int`] : []),
+    ...(from !== null ? [sql`${sql.ref(column)} >= date '1970-01-01' + ${from}::int`] : []),
+    ...(to !== null ? [sql`${sql.ref(column)} <= date '1970-01-01' + ${to}::int`] : []),
   ], sql` and `);
-  // Dirty days are read over the slots' bounds too: a dirty partial day makes its slots dirty.
-  const dayBounds = (column: string) => sql.join([
-    sql`true`,
-    ...(range.start ? [sql`${sql.ref(column)} >= date '1970-01-01' + ${Math.floor(range.start.getTime() / DAY_MS)}::int`] : []),
-    ...(range.end ? [sql`${sql.ref(column)} <= date '1970-01-01' + ${Math.floor(range.end.getTime() / DAY_MS)}::int`] : []),
-  ], sql` and `);
+  const dayOf = (date: Date | undefined) => (date ? Math.floor(date.getTime() / DAY_MS) : null);
   const slotBounds = sql.join([HOUR_MS, SLOT_MS].map((length) => sql`(${sql.join([
     sql`minutes = ${length / 60_000}`,
     ...(range.start ? [sql`slot >= ${Math.floor(range.start.getTime() / length)}::int`] : []),
     ...(range.end ? [sql`slot <= ${Math.floor(range.end.getTime() / length)}::int`] : []),
   ], sql` and `)})`), sql` or `);
   const { rows } = await sql<{ kind: 'block' | 'dirty' | 'slot'; level: number; start: number }>`
-    select 'block' as kind, level, start_day - date '1970-01-01' as start from usage_rollups where tenant_id = ${tenantId} and ${bounds('start_day')}
+    select 'block' as kind, level, start_day - date '1970-01-01' as start from usage_rollups where tenant_id = ${tenantId} and ${days('start_day', first, last)}
     union all
-    select 'dirty', 0, day - date '1970-01-01' from usage_rollup_dirty_days where tenant_id = ${tenantId} and ${dayBounds('day')}
+    -- Over every day the period touches: a dirty partial day makes its slots dirty.
+    select 'dirty', 0, day - date '1970-01-01' from usage_rollup_dirty_days
+    where tenant_id = ${tenantId} and ${days('day', dayOf(range.start), dayOf(range.end))}
     union all
     select 'slot', minutes, slot from usage_rollup_slots where tenant_id = ${tenantId} and (${slotBounds})`.execute(db);
   const of = (kind: string) => rows.filter((row) => row.kind === kind);

@@ -30,18 +30,18 @@ export async function numberedFigures(tx: Tx, tenantId: string, start: number, e
   return rows;
 }
 
-/** The rows' figures in all (`whole`) and per slot (when read by slot). */
-export function figuresBySlot(rows: readonly FigureRow[]): { whole: UsageFigures; slots: Map<number, UsageFigures> } {
-  const whole = new UsageFigures();
+/** The rows' figures per slot (when read by slot), and in all (`whole`) when asked. */
+export function figuresBySlot(rows: readonly FigureRow[], { whole = false } = {}): { whole?: UsageFigures; slots: Map<number, UsageFigures> } {
+  const all = whole ? new UsageFigures() : undefined;
   const slots = new Map<number, UsageFigures>();
   for (const row of rows) {
     const figures = { ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) };
-    whole.addRow(figures);
+    all?.addRow(figures);
     if (row.slot === undefined) continue;
     if (!slots.has(row.slot)) slots.set(row.slot, new UsageFigures());
     slots.get(row.slot)!.addRow(figures);
   }
-  return { whole, slots };
+  return { whole: all, slots };
 }
 
 /** Writes (or writes again) the roll-up of a block of days or of a slot. */

@@ -136,7 +136,8 @@ async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, no
     const { rows: [mark] } = await sql<{ marks: string }>`
       select marks from usage_rollup_dirty_days where tenant_id = ${tenantId} and day = date '1970-01-01' + ${day}::int`.execute(tx);
     const end = closed ? (day + 1) * DAY_MS : hoursEnd * HOUR_MS;
-    const { whole, slots: hours } = figuresBySlot(await numberedFigures(tx, tenantId, day * DAY_MS, end, withHours ? 60 : undefined));
+    const rows = await numberedFigures(tx, tenantId, day * DAY_MS, end, withHours ? 60 : undefined);
+    const { whole, slots: hours } = figuresBySlot(rows, { whole: closed });
     // Whatever holds the day and is not written again below goes (the blocks above it, and a roll-up
     // that a replica whose clock runs ahead wrote early), so nothing stale outlives the mark.
     await sql`
@@ -146,7 +147,7 @@ async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, no
       delete from usage_rollup_slots where tenant_id = ${tenantId} and (
         (minutes = 60 and slot >= ${withHours ? hoursEnd : day * 24}::int and slot < ${(day + 1) * 24}::int)
         or (minutes = 5 and slot >= ${day * (DAY_MS / SLOT_MS)}::int and slot < ${(day + 1) * (DAY_MS / SLOT_MS)}::int))`.execute(tx);
-    if (closed) await writeRollup(tx, tenantId, { level: 0, start: day }, whole.encode(), now);
+    if (whole) await writeRollup(tx, tenantId, { level: 0, start: day }, whole.encode(), now);
     if (withHours) {
       for (let hour = day * 24; hour < hoursEnd; hour++) {
         await writeRollup(tx, tenantId, { minutes: 60, slot: hour }, (hours.get(hour) ?? new UsageFigures()).encode(), now);
