@@ -90,7 +90,7 @@ describe.skipIf(!chromiumFound).each(STORES)('console webhooks [%s]', (kind) => 
       await page.getByLabel('Event type').selectOption('alert.created');
       await page.getByRole('button', { name: 'Send test' }).click();
       const result = page.getByRole('status', { name: 'Test result' });
-      await expect.poll(() => result.textContent(), { timeout: 10_000 }).toContain('Delivered');
+      await expect.poll(() => result.textContent(), { timeout: 30_000 }).toContain('Delivered');
       expect(await result.textContent()).toContain('HTTP 200');
 
       expect(at()).toHaveLength(1);

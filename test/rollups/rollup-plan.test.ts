@@ -46,6 +46,12 @@ describe('planPeriod', () => {
     ]);
   });
 
+  it('takes a slot read twice once', () => {
+    const fives = fivesOf(DAY, 14, 0, 15);
+    const plan = planPeriod({ start: at(DAY, 14), end: at(DAY, 14, 15) }, [], [], [...fives, ...fives]);
+    expect(plan.slots).toEqual(fives);
+  });
+
   it('reads the hours of a day without a roll-up of its own, before any day is rolled up', () => {
     const plan = planPeriod({ end: at(DAY, 2, 59) }, [], [], hoursOf(DAY, 0, 2));
     expect(plan.blocks).toEqual([]);

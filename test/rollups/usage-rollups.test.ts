@@ -2,6 +2,8 @@ import { expectedRanking } from '../helpers/people-ranking.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { lastClosedDay, rollUpUsage } from '../../src/modules/rollups/usage-rollups.job.js';
+import { planOf } from '../../src/modules/rollups/rollup-read.js';
+import { inTenants } from '../../src/platform/store/tenant-scope.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { classification, createPolicy, interactionBody } from '../helpers/interactions-fixtures.js';
 import { STORES } from '../helpers/stores.js';
@@ -199,13 +201,22 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     }
     h.clock.reset();
     created.push(...mine);
-    // 10 minutes' margin: hours 0, 1 and 2 closed, and the 5-minute slots of hour 3 up to 03:40.
+    // 10 minutes' margin: hours 0, 1 and 2 closed with their 5-minute slots, and those of hour 3 up to 03:40.
     const now = new Date(day * DAY + 3 * HOUR + 50 * 60_000);
     const run = await rollUpUsage(h.deps.store.db, now, [t.tenantId]);
     expect(run.slots).toBeGreaterThanOrEqual(3 + 8);
     expect(await rolledUpSlots(60, day * 24)).toEqual([day * 24, day * 24 + 1, day * 24 + 2]);
-    expect(await rolledUpSlots(5, day * 288)).toEqual(Array.from({ length: 8 }, (_, k) => day * 288 + 36 + k));
+    expect(await rolledUpSlots(5, day * 288)).toEqual(Array.from({ length: 36 + 8 }, (_, k) => day * 288 + k));
     const iso = (ms: number) => new Date(ms).toISOString();
+    // A period from 00:15 to 03:45: its first partial hour from 5-minute slots, then hours, then the open hour's slots.
+    const parts = await inTenants([t.tenantId], () => h.deps.store.db.transaction().execute((tx) =>
+      planOf(tx, t.tenantId, { start: new Date(day * DAY + 15 * 60_000), end: new Date(day * DAY + 3 * HOUR + 45 * 60_000) })));
+    expect(parts.slots).toEqual([
+      { minutes: 60, slot: day * 24 + 1 }, { minutes: 60, slot: day * 24 + 2 },
+      ...Array.from({ length: 9 }, (_, k) => ({ minutes: 5, slot: day * 288 + 3 + k })),
+      ...Array.from({ length: 8 }, (_, k) => ({ minutes: 5, slot: day * 288 + 36 + k })),
+    ]);
+    expect(parts.live).toEqual([{ start: day * DAY + 3 * HOUR + 40 * 60_000, end: day * DAY + 3 * HOUR + 45 * 60_000 + 1 }]);
     const within: Array<[string | undefined, string | undefined]> = [
       [iso(day * DAY + 15 * 60_000), iso(day * DAY + 3 * HOUR + 45 * 60_000)], [iso(day * DAY + HOUR), undefined],
       [iso(day * DAY + 3 * HOUR + 25 * 60_000), iso(day * DAY + 3 * HOUR + 35 * 60_000 - 1)],

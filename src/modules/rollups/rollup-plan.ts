@@ -9,7 +9,7 @@ import type { DateRange } from '../../kernel/dates.js';
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
-/** The short slots' length: those of the hours not closed yet. */
+/** The short slots' length: those of the hours not closed yet, and of the hours' window. */
 export const SLOT_MS = 5 * 60_000;
 /** The largest block: 2^12 days, about 11 years. */
 export const MAX_LEVEL = 12;
@@ -66,8 +66,8 @@ export function planPeriod(range: DateRange, existing: readonly Block[], dirtyDa
   for (const minutes of [60, SLOT_MS / 60_000]) {
     const length = minutes * 60_000;
     const dayOf = (slot: number) => Math.floor((slot * length) / DAY_MS);
-    const ofLength = slots.filter((slot) => slot.minutes === minutes && clean(dayOf(slot.slot), dayOf(slot.slot) + 1))
-      .map((slot) => slot.slot).sort((a, b) => a - b);
+    const ofLength = [...new Set(slots.filter((slot) => slot.minutes === minutes && clean(dayOf(slot.slot), dayOf(slot.slot) + 1))
+      .map((slot) => slot.slot))].sort((a, b) => a - b);
     const covered = coverWithSlots(live, length, ofLength);
     taken.push(...covered.taken.map((slot) => ({ minutes, slot })));
     live = covered.rest;

@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import type { DateRange } from '../../kernel/dates.js';
 import { DAY_MS, HOUR_MS, type LiveInterval, type RollupPlan, SLOT_MS, planPeriod, wholeDays } from './rollup-plan.js';
@@ -20,11 +20,25 @@ export async function planOf(db: Db, tenantId: string, range: DateRange): Promis
     ...(to !== null ? [sql`${sql.ref(column)} <= date '1970-01-01' + ${to}::int`] : []),
   ], sql` and `);
   const dayOf = (date: Date | undefined) => (date ? Math.floor(date.getTime() / DAY_MS) : null);
-  const slotBounds = sql.join([HOUR_MS, SLOT_MS].map((length) => sql`(${sql.join([
-    sql`minutes = ${length / 60_000}`,
-    ...(range.start ? [sql`slot >= ${Math.floor(range.start.getTime() / length)}::int`] : []),
-    ...(range.end ? [sql`slot <= ${Math.floor(range.end.getTime() / length)}::int`] : []),
-  ], sql` and `)})`), sql` or `);
+  const slotsWithin = (length: number, from: RawBuilder<unknown> | number | null, to: number | null) => sql`
+    select 'slot', minutes, slot from usage_rollup_slots where ${sql.join([
+      sql`tenant_id = ${tenantId}`, sql`minutes = ${length / 60_000}`,
+      ...(from !== null ? [sql`slot >= ${from}`] : []), ...(to !== null ? [sql`slot <= ${to}::int`] : []),
+    ], sql` and `)}`;
+  const slotOf = (date: Date | undefined, length: number) => (date ? Math.floor(date.getTime() / length) : null);
+  // 5-minute slots matter only where no hour answers: the period's first partial hour, and after
+  // the last hour rolled up within it (the open hours, a partial last hour). Each an index range.
+  const perHour = HOUR_MS / SLOT_MS;
+  const firstWholeHour = range.start ? Math.ceil(range.start.getTime() / HOUR_MS) : null;
+  const lastHours = sql`(select coalesce(max(h.slot) + 1, ${firstWholeHour ?? 0}::int) * ${perHour}::int from usage_rollup_slots h
+    where ${sql.join([sql`h.tenant_id = ${tenantId}`, sql`h.minutes = 60`,
+      ...(firstWholeHour !== null ? [sql`h.slot >= ${firstWholeHour}::int`] : []),
+      ...(range.end ? [sql`h.slot < ${Math.floor((range.end.getTime() + 1) / HOUR_MS)}::int`] : [])], sql` and `)})`;
+  const slots = [
+    slotsWithin(HOUR_MS, slotOf(range.start, HOUR_MS), slotOf(range.end, HOUR_MS)),
+    ...(firstWholeHour !== null ? [slotsWithin(SLOT_MS, slotOf(range.start, SLOT_MS), firstWholeHour * perHour - 1)] : []),
+    slotsWithin(SLOT_MS, sql`greatest(${lastHours}, ${slotOf(range.start, SLOT_MS) ?? 0}::int)`, slotOf(range.end, SLOT_MS)),
+  ];
   const { rows } = await sql<{ kind: 'block' | 'dirty' | 'slot'; level: number; start: number }>`
     select 'block' as kind, level, start_day - date '1970-01-01' as start from usage_rollups where tenant_id = ${tenantId} and ${days('start_day', first, last)}
     union all
@@ -32,7 +46,7 @@ export async function planOf(db: Db, tenantId: string, range: DateRange): Promis
     select 'dirty', 0, day - date '1970-01-01' from usage_rollup_dirty_days
     where tenant_id = ${tenantId} and ${days('day', dayOf(range.start), dayOf(range.end))}
     union all
-    select 'slot', minutes, slot from usage_rollup_slots where tenant_id = ${tenantId} and (${slotBounds})`.execute(db);
+    ${sql.join(slots, sql` union all `)}`.execute(db);
   const of = (kind: string) => rows.filter((row) => row.kind === kind);
   return planPeriod(range, of('block'), of('dirty').map((row) => row.start),
     of('slot').map((row) => ({ minutes: row.level, slot: row.start })));

@@ -44,23 +44,29 @@ export function figuresBySlot(rows: readonly FigureRow[], { whole = false } = {}
   return { whole: all, slots };
 }
 
-/** Writes (or writes again) the roll-up of a block of days or of a slot. */
-export async function writeRollup(tx: Tx, tenantId: string, at: { level: number; start: number } | Slot, encoded: EncodedFigures, now: Date): Promise<void> {
-  const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-  const hexes = (list: Uint8Array[]) => sql`array(select decode(h, 'hex') from unnest(${list.map(hex)}::text[]) with ordinality as u(h, o) order by o)`;
-  const figures = sql`decode(${hex(encoded.high_risk)}, 'hex'), decode(${hex(encoded.violations)}, 'hex'), ${encoded.platforms}::text[],
-    ${hexes(encoded.platform_users)}, ${encoded.types}::text[], ${hexes(encoded.type_users)}, ${now}`;
-  const update = sql`high_risk = excluded.high_risk, violations = excluded.violations, platforms = excluded.platforms,
-    platform_users = excluded.platform_users, types = excluded.types, type_users = excluded.type_users, built_at = excluded.built_at`;
-  if ('slot' in at) {
-    await sql`
-      insert into usage_rollup_slots (tenant_id, minutes, slot, high_risk, violations, platforms, platform_users, types, type_users, built_at)
-      values (${tenantId}, ${at.minutes}, ${at.slot}, ${figures})
-      on conflict (tenant_id, minutes, slot) do update set ${update}`.execute(tx);
-    return;
-  }
+const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+const hexes = (list: Uint8Array[]) => sql`array(select decode(h, 'hex') from unnest(${list.map(hex)}::text[]) with ordinality as u(h, o) order by o)`;
+const figuresOf = (encoded: EncodedFigures, now: Date) => sql`decode(${hex(encoded.high_risk)}, 'hex'), decode(${hex(encoded.violations)}, 'hex'),
+  ${encoded.platforms}::text[], ${hexes(encoded.platform_users)}, ${encoded.types}::text[], ${hexes(encoded.type_users)}, ${now}`;
+const UPDATE = sql`high_risk = excluded.high_risk, violations = excluded.violations, platforms = excluded.platforms,
+  platform_users = excluded.platform_users, types = excluded.types, type_users = excluded.type_users, built_at = excluded.built_at`;
+
+/** Writes (or writes again) the roll-up of a block of days. */
+export async function writeRollup(tx: Tx, tenantId: string, at: { level: number; start: number }, encoded: EncodedFigures, now: Date): Promise<void> {
   await sql`
     insert into usage_rollups (tenant_id, level, start_day, high_risk, violations, platforms, platform_users, types, type_users, built_at)
-    values (${tenantId}, ${at.level}, date '1970-01-01' + ${at.start}::int, ${figures})
-    on conflict (tenant_id, level, start_day) do update set ${update}`.execute(tx);
+    values (${tenantId}, ${at.level}, date '1970-01-01' + ${at.start}::int, ${figuresOf(encoded, now)})
+    on conflict (tenant_id, level, start_day) do update set ${UPDATE}`.execute(tx);
+}
+
+/** Writes (or writes again) the roll-ups of slots: a statement per hundred (a day's hours and 5-minute slots in four). */
+export async function writeSlots(tx: Tx, tenantId: string, slots: ReadonlyArray<{ at: Slot; figures: UsageFigures }>, now: Date): Promise<void> {
+  for (let from = 0; from < slots.length; from += 100) {
+    const values = slots.slice(from, from + 100).map(({ at, figures }) =>
+      sql`(${tenantId}::uuid, ${at.minutes}::int, ${at.slot}::int, ${figuresOf(figures.encode(), now)})`);
+    await sql`
+      insert into usage_rollup_slots (tenant_id, minutes, slot, high_risk, violations, platforms, platform_users, types, type_users, built_at)
+      values ${sql.join(values)}
+      on conflict (tenant_id, minutes, slot) do update set ${UPDATE}`.execute(tx);
+  }
 }

@@ -1,9 +1,11 @@
 /**
  * What a roll-up holds, and how roll-ups and rows combine (docs/platforms.md, "Roll-ups"). Users
- * are the tenant's dense numbers (usage_rollup_users): a set of users is a bitmap (bit n of byte
- * n >> 3, lowest bit first); per-user counts are uint32 little-endian indexed by n (dense) or,
- * where fewer users have one (an hour, 5 minutes), a 0x01 byte then (n, count) uint32 pairs
- * (sparse: its length is one more than a multiple of 4, which no dense form has).
+ * are the tenant's dense numbers (usage_rollup_users). A set of users is a bitmap (bit n of byte
+ * n >> 3, lowest bit first, up to the byte of the highest n: its last byte is never 0) or, where
+ * that is smaller (5 minutes, an hour), the users' n as uint32 little-endian then one 0x00 byte
+ * (sparse: the only form ending in 0). Per-user counts are uint32 little-endian indexed by n
+ * (dense) or, where fewer users have one, a 0x01 byte then (n, count) uint32 pairs (sparse: its
+ * length is one more than a multiple of 4, which no dense form has).
  */
 
 /** The stored form of one roll-up row (a day, or a block of days). */
@@ -47,6 +49,17 @@ export class UsageFigures {
     if (row.violations) this.violations = addCounts(this.violations, row.violations);
     row.platforms?.forEach((id, i) => orInto(this.platformUsers, id, row.platform_users![i]!));
     row.types?.forEach((type, i) => orInto(this.typeUsers, type, row.type_users![i]!));
+  }
+
+  /** Adds another's figures (an hour from its 5-minute slots). */
+  addFigures(other: UsageFigures): void {
+    this.highRisk = addArray(this.highRisk, other.highRisk);
+    this.violations = addArray(this.violations, other.violations);
+    for (const [id, bits] of other.platformUsers) orInto(this.platformUsers, id, bits);
+    for (const [type, bits] of other.typeUsers) orInto(this.typeUsers, type, bits);
+    for (const [userId, own] of other.unnumbered) {
+      this.addRow({ n: null, user_id: userId, high_risk: own.high_risk, violations: own.violations, types: [...own.types], platforms: [...own.platforms] });
+    }
   }
 
   addRow(row: RowFigures): void {
@@ -102,9 +115,9 @@ export class UsageFigures {
       high_risk: countsBytes(this.highRisk),
       violations: countsBytes(this.violations),
       platforms: [...this.platformUsers.keys()],
-      platform_users: [...this.platformUsers.values()],
+      platform_users: [...this.platformUsers.values()].map(setBytes),
       types: [...this.typeUsers.keys()],
-      type_users: [...this.typeUsers.values()],
+      type_users: [...this.typeUsers.values()].map(setBytes),
     };
   }
 }
@@ -156,6 +169,26 @@ function countsBytes(counts: Uint32Array): Uint8Array {
   return bytes;
 }
 
+function addArray(into: Uint32Array, other: Uint32Array): Uint32Array {
+  const sums = into.length >= other.length ? into : grow(into, other.length);
+  for (let n = 0; n < other.length; n++) sums[n]! += other[n]!;
+  return sums;
+}
+
+/** A set as stored: its bitmap, or its users' n then a 0x00 byte when that is smaller. */
+function setBytes(bits: Uint8Array): Uint8Array {
+  const users = popcount(bits);
+  if (users * 4 + 1 >= bits.length) return bits;
+  const bytes = new Uint8Array(users * 4 + 1);
+  const view = new DataView(bytes.buffer);
+  let at = 0;
+  forEachBit(bits, (n) => {
+    view.setUint32(at, n, true);
+    at += 4;
+  });
+  return bytes;
+}
+
 function addAt(into: Uint32Array, n: number, value: number): Uint32Array {
   const sums = into.length > n ? into : grow(into, Math.max(n + 1, into.length * 2));
   sums[n]! += value;
@@ -183,7 +216,19 @@ function setBit(map: Map<string, Uint8Array>, key: string, n: number): void {
   bitmapOf(map, key, (n >> 3) + 1)[n >> 3]! |= 1 << (n & 7);
 }
 
+/** ORs a stored set (bitmap or sparse) into `key`'s bitmap. */
 function orInto(map: Map<string, Uint8Array>, key: string, bits: Uint8Array): void {
+  if (bits.length > 0 && bits[bits.length - 1] === 0) {
+    const view = new DataView(bits.buffer, bits.byteOffset, bits.byteLength);
+    if (bits.length < 5) return;
+    // Ascending: the last n says how long the bitmap must be.
+    const result = bitmapOf(map, key, (view.getUint32(bits.length - 5, true) >> 3) + 1);
+    for (let at = 0; at + 4 < bits.length; at += 4) {
+      const n = view.getUint32(at, true);
+      result[n >> 3]! |= 1 << (n & 7);
+    }
+    return;
+  }
   const result = bitmapOf(map, key, bits.length);
   for (let i = 0; i < bits.length; i++) result[i]! |= bits[i]!;
 }

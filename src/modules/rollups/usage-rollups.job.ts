@@ -8,8 +8,8 @@ import { withLease } from '../../platform/store/leases.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { inFixedScope } from '../../platform/store/scoped-connections.js';
 import { ALL_TENANTS, inTenants } from '../../platform/store/tenant-scope.js';
-import { DAY_MS, HOUR_MS, MAX_LEVEL, SLOT_MS } from './rollup-plan.js';
-import { figuresBySlot, numberedFigures, writeRollup } from './rollup-writes.js';
+import { DAY_MS, HOUR_MS, MAX_LEVEL, SLOT_MS, type Slot } from './rollup-plan.js';
+import { figuresBySlot, numberedFigures, writeRollup, writeSlots } from './rollup-writes.js';
 import { UsageFigures } from './usage-figures.js';
 
 /**
@@ -20,9 +20,10 @@ import { UsageFigures } from './usage-figures.js';
 export const ROLLUP_MARGIN_MS = 10 * 60_000;
 
 /**
- * Hours are rolled up for this many days before the day of the last closed hour, and that day:
- * a period that starts or ends within them reads its partial days from hour roll-ups. The hours
- * not closed yet have 5-minute slots.
+ * Hours and their 5-minute slots are rolled up for this many days before the day of the last
+ * closed hour, and that day: a period that starts or ends within them reads its partial days from
+ * hour roll-ups and its partial hours from 5-minute ones. The hours not closed yet have 5-minute
+ * slots only.
  */
 export const HOUR_ROLLUP_DAYS = 35;
 
@@ -66,19 +67,26 @@ export const lastClosedHour = (now: Date) => Math.floor((now.getTime() - ROLLUP_
 /** The last 5-minute slot closed at `now`. */
 export const lastClosedSlot = (now: Date) => Math.floor((now.getTime() - ROLLUP_MARGIN_MS) / SLOT_MS) - 1;
 
-/** The first day whose hours are rolled up and kept. */
+const SLOTS_PER_HOUR = HOUR_MS / SLOT_MS;
+const SLOTS_PER_DAY = DAY_MS / SLOT_MS;
+const SLOT_MINUTES = SLOT_MS / 60_000;
+
+/** The first day whose hours and 5-minute slots are rolled up and kept. */
 const firstHourDay = (now: Date) => Math.floor(lastClosedHour(now) / 24) - HOUR_ROLLUP_DAYS;
 
 /**
  * The days to roll up: closed days without a roll-up; days of the hours' window missing a closed
- * hour (the open day as its hours close, the window's days after an upgrade); dirty days.
+ * hour or one of its 5-minute slots (the open day as its hours close, the window's days after an
+ * upgrade); dirty days.
  */
 async function rollUpTenant(db: Kysely<Database>, tenantId: string, now: Date): Promise<RollupRun> {
   const last = lastClosedDay(now);
   const lastHour = lastClosedHour(now);
   const hoursFrom = firstHourDay(now);
   const hoursTo = Math.floor(lastHour / 24);
-  await sql`delete from usage_rollup_slots where tenant_id = ${tenantId} and minutes = 60 and slot < ${hoursFrom * 24}::int`.execute(db);
+  await sql`
+    delete from usage_rollup_slots where tenant_id = ${tenantId}
+      and ((minutes = 60 and slot < ${hoursFrom * 24}::int) or (minutes = ${SLOT_MINUTES} and slot < ${hoursFrom * SLOTS_PER_DAY}::int))`.execute(db);
   const { rows } = await sql<{ day: number }>`
     with first as (
       select (min(timestamp) at time zone 'UTC')::date - date '1970-01-01' as day from interactions where tenant_id = ${tenantId})
@@ -88,6 +96,10 @@ async function rollUpTenant(db: Kysely<Database>, tenantId: string, now: Date): 
       or (d.day >= ${hoursFrom}::int and (select count(*) from usage_rollup_slots h
         where h.tenant_id = ${tenantId} and h.minutes = 60 and h.slot >= d.day * 24 and h.slot <= ${lastHour}::int and h.slot < d.day * 24 + 24)
         < least(24, ${lastHour}::int + 1 - d.day * 24))
+      or (d.day >= ${hoursFrom}::int and (select count(*) from usage_rollup_slots f
+        where f.tenant_id = ${tenantId} and f.minutes = ${SLOT_MINUTES} and f.slot >= d.day * ${SLOTS_PER_DAY}
+          and f.slot < least((d.day + 1) * ${SLOTS_PER_DAY}, (${lastHour}::int + 1) * ${SLOTS_PER_HOUR}))
+        < least(${SLOTS_PER_DAY}, (${lastHour}::int + 1 - d.day * 24) * ${SLOTS_PER_HOUR}))
     union
     select day - date '1970-01-01' from usage_rollup_dirty_days where tenant_id = ${tenantId} and day <= date '1970-01-01' + ${hoursTo}::int
     order by 1`.execute(db);
@@ -124,9 +136,10 @@ async function underTenantLock<T>(db: Kysely<Database>, tenantId: string, work: 
 
 /**
  * Rolls up one day from its rows: the day once it is closed (dropping the blocks holding it, built
- * from its previous roll-up) and, within the hours' window, each of its closed hours, all from one
- * read of its rows. Its dirty mark is cleared only if no change marked it again since it was read,
- * before the rows: a delete that commits meanwhile leaves the day dirty.
+ * from its previous roll-up) and, within the hours' window, each of its closed hours and their
+ * 5-minute slots, all from one read of its rows. Its dirty mark is cleared only if no change
+ * marked it again since it was read, before the rows: a delete that commits meanwhile leaves the
+ * day dirty.
  */
 async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, now: Date): Promise<{ days: number; hours: number }> {
   const closed = day <= lastClosedDay(now);
@@ -136,22 +149,32 @@ async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, no
     const { rows: [mark] } = await sql<{ marks: string }>`
       select marks from usage_rollup_dirty_days where tenant_id = ${tenantId} and day = date '1970-01-01' + ${day}::int`.execute(tx);
     const end = closed ? (day + 1) * DAY_MS : hoursEnd * HOUR_MS;
-    const rows = await numberedFigures(tx, tenantId, day * DAY_MS, end, withHours ? 60 : undefined);
-    const { whole, slots: hours } = figuresBySlot(rows, { whole: closed });
-    // Whatever holds the day and is not written again below goes (the blocks above it, and a roll-up
-    // that a replica whose clock runs ahead wrote early), so nothing stale outlives the mark.
+    const rows = await numberedFigures(tx, tenantId, day * DAY_MS, end, withHours ? SLOT_MINUTES : undefined);
+    const { whole, slots } = figuresBySlot(rows, { whole: closed });
+    // Whatever holds the day and is not written again below goes (the blocks above it, the open
+    // hours' 5-minute slots, built again right after, and a roll-up that a replica whose clock
+    // runs ahead wrote early), so nothing stale outlives the mark.
+    const kept = withHours ? hoursEnd : day * 24;
     await sql`
       delete from usage_rollups where tenant_id = ${tenantId} and level >= ${closed ? 1 : 0}
         and start_day <= date '1970-01-01' + ${day}::int and start_day + (1 << level) > date '1970-01-01' + ${day}::int`.execute(tx);
     await sql`
       delete from usage_rollup_slots where tenant_id = ${tenantId} and (
-        (minutes = 60 and slot >= ${withHours ? hoursEnd : day * 24}::int and slot < ${(day + 1) * 24}::int)
-        or (minutes = 5 and slot >= ${day * (DAY_MS / SLOT_MS)}::int and slot < ${(day + 1) * (DAY_MS / SLOT_MS)}::int))`.execute(tx);
+        (minutes = 60 and slot >= ${kept}::int and slot < ${(day + 1) * 24}::int)
+        or (minutes = ${SLOT_MINUTES} and slot >= ${kept * SLOTS_PER_HOUR}::int and slot < ${(day + 1) * SLOTS_PER_DAY}::int))`.execute(tx);
     if (whole) await writeRollup(tx, tenantId, { level: 0, start: day }, whole.encode(), now);
     if (withHours) {
+      const written: Array<{ at: Slot; figures: UsageFigures }> = [];
       for (let hour = day * 24; hour < hoursEnd; hour++) {
-        await writeRollup(tx, tenantId, { minutes: 60, slot: hour }, (hours.get(hour) ?? new UsageFigures()).encode(), now);
+        const hourFigures = new UsageFigures();
+        for (let slot = hour * SLOTS_PER_HOUR; slot < (hour + 1) * SLOTS_PER_HOUR; slot++) {
+          const figures = slots.get(slot) ?? new UsageFigures();
+          hourFigures.addFigures(figures);
+          written.push({ at: { minutes: SLOT_MINUTES, slot }, figures });
+        }
+        written.push({ at: { minutes: 60, slot: hour }, figures: hourFigures });
       }
+      await writeSlots(tx, tenantId, written, now);
     }
     await sql`
       delete from usage_rollup_dirty_days
@@ -162,26 +185,26 @@ async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, no
 
 /**
  * Rolls up the closed 5-minute slots of the hours not closed yet, from the first one missing on
- * (the job comes by every minute, so that is the last few minutes' rows), and deletes those of
- * closed hours: their hour's roll-up answers for them. A dirty day's slots were deleted by
- * rollUpDay before this runs and are built again here.
+ * (the job comes by every minute, so that is the last few minutes' rows). A dirty day's were
+ * deleted by rollUpDay before this runs and are built again here; those of closed hours are
+ * rollUpDay's.
  */
 async function rollUpOpenSlots(db: Kysely<Database>, tenantId: string, now: Date): Promise<number> {
-  const perHour = HOUR_MS / SLOT_MS;
-  const first = (lastClosedHour(now) + 1) * perHour;
+  const first = (lastClosedHour(now) + 1) * SLOTS_PER_HOUR;
   const last = lastClosedSlot(now);
-  await sql`delete from usage_rollup_slots where tenant_id = ${tenantId} and minutes = 5 and slot < ${first}::int`.execute(db);
   if (last < first) return 0;
   return underTenantLock(db, tenantId, async (tx) => {
     const { rows: [built] } = await sql<{ from: number }>`
       select coalesce(max(slot) + 1, ${first}::int) as from from usage_rollup_slots
-      where tenant_id = ${tenantId} and minutes = 5 and slot >= ${first}::int and slot <= ${last}::int`.execute(tx);
+      where tenant_id = ${tenantId} and minutes = ${SLOT_MINUTES} and slot >= ${first}::int and slot <= ${last}::int`.execute(tx);
     const from = built!.from;
     if (from > last) return 0;
-    const { slots } = figuresBySlot(await numberedFigures(tx, tenantId, from * SLOT_MS, (last + 1) * SLOT_MS, SLOT_MS / 60_000));
+    const { slots } = figuresBySlot(await numberedFigures(tx, tenantId, from * SLOT_MS, (last + 1) * SLOT_MS, SLOT_MINUTES));
+    const written = [];
     for (let slot = from; slot <= last; slot++) {
-      await writeRollup(tx, tenantId, { minutes: SLOT_MS / 60_000, slot }, (slots.get(slot) ?? new UsageFigures()).encode(), now);
+      written.push({ at: { minutes: SLOT_MINUTES, slot }, figures: slots.get(slot) ?? new UsageFigures() });
     }
+    await writeSlots(tx, tenantId, written, now);
     return last - from + 1;
   });
 }
