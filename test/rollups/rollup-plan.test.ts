@@ -46,6 +46,18 @@ describe('planPeriod', () => {
     ]);
   });
 
+  it('covers a partial day with the longest slots that fit: blocks of hours, hours, blocks of 5 minutes', () => {
+    const slots = [720, 360, 180, 60, 30, 15, 5].flatMap((minutes) =>
+      Array.from({ length: 1440 / minutes }, (_, k) => ({ minutes, slot: (DAY * 1440) / minutes + k })));
+    const plan = planPeriod({ start: at(DAY, 0, 20), end: at(DAY, 23, 59) }, [], [], slots);
+    const of = (minutes: number, from: number) => ({ minutes, slot: (DAY * 1440 + from) / minutes });
+    expect(plan.slots).toEqual([
+      of(360, 360), of(360, 720), of(180, 180), of(180, 1080), of(60, 60), of(60, 120), of(60, 1260), of(60, 1320),
+      of(30, 30), of(30, 1380), of(15, 1410), of(5, 20), of(5, 25), of(5, 1425), of(5, 1430),
+    ]);
+    expect(plan.live).toEqual([{ start: at(DAY, 23, 55).getTime(), end: at(DAY, 23, 59).getTime() + 1 }]);
+  });
+
   it('takes a slot read twice once', () => {
     const fives = fivesOf(DAY, 14, 0, 15);
     const plan = planPeriod({ start: at(DAY, 14), end: at(DAY, 14, 15) }, [], [], [...fives, ...fives]);

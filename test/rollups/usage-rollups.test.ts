@@ -208,14 +208,17 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     expect(await rolledUpSlots(60, day * 24)).toEqual([day * 24, day * 24 + 1, day * 24 + 2]);
     expect(await rolledUpSlots(5, day * 288)).toEqual(Array.from({ length: 36 + 8 }, (_, k) => day * 288 + k));
     const iso = (ms: number) => new Date(ms).toISOString();
-    // A period from 00:15 to 03:45: its first partial hour from 5-minute slots, then hours, then the open hour's slots.
+    // A period from 00:15 to 03:45: its first partial hour from blocks of 5 minutes, then hours, then the open hour's blocks.
     const parts = await inTenants([t.tenantId], () => h.deps.store.db.transaction().execute((tx) =>
       planOf(tx, t.tenantId, { start: new Date(day * DAY + 15 * 60_000), end: new Date(day * DAY + 3 * HOUR + 45 * 60_000) })));
     expect(parts.slots).toEqual([
       { minutes: 60, slot: day * 24 + 1 }, { minutes: 60, slot: day * 24 + 2 },
-      ...Array.from({ length: 9 }, (_, k) => ({ minutes: 5, slot: day * 288 + 3 + k })),
-      ...Array.from({ length: 8 }, (_, k) => ({ minutes: 5, slot: day * 288 + 36 + k })),
+      { minutes: 30, slot: day * 48 + 1 }, { minutes: 30, slot: day * 48 + 6 },
+      { minutes: 15, slot: day * 96 + 1 },
+      { minutes: 5, slot: day * 288 + 42 }, { minutes: 5, slot: day * 288 + 43 },
     ]);
+    // The blocks of hours of a closed part of the day: 00:00 to 03:00 in one roll-up of 3 hours.
+    expect(await rolledUpSlots(180, day * 8)).toEqual([day * 8]);
     expect(parts.live).toEqual([{ start: day * DAY + 3 * HOUR + 40 * 60_000, end: day * DAY + 3 * HOUR + 45 * 60_000 + 1 }]);
     const within: Array<[string | undefined, string | undefined]> = [
       [iso(day * DAY + 15 * 60_000), iso(day * DAY + 3 * HOUR + 45 * 60_000)], [iso(day * DAY + HOUR), undefined],

@@ -21,10 +21,12 @@ export async function peopleAtRisk(
     list: 'people_risk', start_date: range.start, end_date: range.end,
   });
   const db = await deps.store.reader();
+  // The statuses as they are now, read on a connection of their own meanwhile: they are not figures of the period.
+  const statuses = platformStatusesOf(db, [ctx.tenantId]);
+  statuses.catch(() => {}); // awaited below; a failure then is the request's
   const { rows, total } = await db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
-    // Independent reads of one snapshot, sent together (one round trip on a pipelining connection).
-    const [statuses, figures] = await Promise.all([platformStatusesOf(tx, [ctx.tenantId]), periodFigures(tx, ctx.tenantId, range, 'people')]);
-    const tenantStatuses = statuses.get(ctx.tenantId)!;
+    const figures = await periodFigures(tx, ctx.tenantId, range, 'people');
+    const tenantStatuses = (await statuses).get(ctx.tenantId)!;
     return rankedPeople(tx, ctx.tenantId, figures, (id) => tenantStatuses.get(id) !== 'sanctioned', page);
   });
   const closed = page.close(rows);

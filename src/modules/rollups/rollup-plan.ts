@@ -9,8 +9,14 @@ import type { DateRange } from '../../kernel/dates.js';
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
-/** The short slots' length: those of the hours not closed yet, and of the hours' window. */
+/** The shortest slots' length. */
 export const SLOT_MS = 5 * 60_000;
+/**
+ * The slots' lengths in minutes, longest first: blocks of hours aligned within a day, the hour,
+ * blocks of 5 minutes aligned within an hour, 5 minutes. Each divides the one before it, so the
+ * longest first that fit make the fewest slots.
+ */
+export const SLOT_LENGTHS = [720, 360, 180, 60, 30, 15, 5] as const;
 /** The largest block: 2^12 days, about 11 years. */
 export const MAX_LEVEL = 12;
 
@@ -25,7 +31,7 @@ export interface LiveInterval {
   end: number | null;
 }
 
-/** A slot of `minutes` (60 or 5): the `slot`-th from 1970-01-01T00:00Z. */
+/** A slot of `minutes` (one of SLOT_LENGTHS): the `slot`-th from 1970-01-01T00:00Z. */
 export interface Slot {
   minutes: number;
   slot: number;
@@ -33,7 +39,7 @@ export interface Slot {
 
 export interface RollupPlan {
   blocks: Block[];
-  /** Slots with a clean roll-up, in the parts of the period the blocks leave: hours, then 5 minutes. */
+  /** Slots with a clean roll-up, in the parts of the period the blocks leave, longest first. */
   slots: Slot[];
   live: LiveInterval[];
 }
@@ -51,8 +57,8 @@ export function wholeDays(range: DateRange): { first: number | null; last: numbe
  * existing block that fits in the period and holds no dirty day; a day without a clean roll-up
  * of its own (not rolled up yet, or dirty) is left to the slots, as are the period's partial
  * days at its ends. An unbounded end stops at the last rolled-up day. Then what is left is
- * covered by the whole hours with a clean roll-up (their day not dirty), what they leave by the
- * 5-minute slots alike, and the rows take the rest.
+ * covered by the whole slots with a clean roll-up (their day not dirty), longest first, and the
+ * rows take the rest.
  */
 export function planPeriod(range: DateRange, existing: readonly Block[], dirtyDays: readonly number[], slots: readonly Slot[] = []): RollupPlan {
   const dirty = [...dirtyDays].sort((a, b) => a - b);
@@ -63,7 +69,7 @@ export function planPeriod(range: DateRange, existing: readonly Block[], dirtyDa
   const { blocks, rest } = coverDays(range, existing, clean);
   const taken: Slot[] = [];
   let live = rest;
-  for (const minutes of [60, SLOT_MS / 60_000]) {
+  for (const minutes of SLOT_LENGTHS) {
     const length = minutes * 60_000;
     const dayOf = (slot: number) => Math.floor((slot * length) / DAY_MS);
     const ofLength = [...new Set(slots.filter((slot) => slot.minutes === minutes && clean(dayOf(slot.slot), dayOf(slot.slot) + 1))

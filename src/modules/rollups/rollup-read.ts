@@ -1,11 +1,13 @@
-import { type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import type { DateRange } from '../../kernel/dates.js';
-import { DAY_MS, HOUR_MS, type LiveInterval, type RollupPlan, SLOT_MS, planPeriod, wholeDays } from './rollup-plan.js';
+import { DAY_MS, HOUR_MS, type LiveInterval, type RollupPlan, SLOT_LENGTHS, planPeriod, wholeDays } from './rollup-plan.js';
 import { figuresFromRows, withinAny } from './rollup-rows.js';
 import { UsageFigures } from './usage-figures.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+const MAX_INT = 2 ** 31 - 1;
 
 /**
  * Reads a period's users figures from the roll-ups and the rows (docs/platforms.md, "Roll-ups").
@@ -20,25 +22,36 @@ export async function planOf(db: Db, tenantId: string, range: DateRange): Promis
     ...(to !== null ? [sql`${sql.ref(column)} <= date '1970-01-01' + ${to}::int`] : []),
   ], sql` and `);
   const dayOf = (date: Date | undefined) => (date ? Math.floor(date.getTime() / DAY_MS) : null);
-  const slotsWithin = (length: number, from: RawBuilder<unknown> | number | null, to: number | null) => sql`
-    select 'slot', minutes, slot from usage_rollup_slots where ${sql.join([
-      sql`tenant_id = ${tenantId}`, sql`minutes = ${length / 60_000}`,
-      ...(from !== null ? [sql`slot >= ${from}`] : []), ...(to !== null ? [sql`slot <= ${to}::int`] : []),
-    ], sql` and `)}`;
-  const slotOf = (date: Date | undefined, length: number) => (date ? Math.floor(date.getTime() / length) : null);
-  // 5-minute slots matter only where no hour answers: the period's first partial hour, and after
-  // the last hour rolled up within it (the open hours, a partial last hour). Each an index range.
-  const perHour = HOUR_MS / SLOT_MS;
+  // Slots matter only where no longer roll-up answers: hours and blocks of hours at the period's
+  // partial first day and after the last day rolled up within it; 5-minute slots and their blocks
+  // at its partial first hour and after the last hour rolled up. One index range per length and
+  // part, from a list of them (a statement of one branch, whatever the number of lengths).
   const firstWholeHour = range.start ? Math.ceil(range.start.getTime() / HOUR_MS) : null;
-  const lastHours = sql`(select coalesce(max(h.slot) + 1, ${firstWholeHour ?? 0}::int) * ${perHour}::int from usage_rollup_slots h
+  const dayTail = sql`(select coalesce(max(d.start_day - date '1970-01-01') + 1, ${first ?? 0}::int)::bigint * ${DAY_MS} from usage_rollups d
+    where d.tenant_id = ${tenantId} and d.level = 0 and ${days('d.start_day', first, last)})`;
+  const hourTail = sql`(select coalesce(max(h.slot) + 1, ${firstWholeHour ?? 0}::int)::bigint * ${HOUR_MS} from usage_rollup_slots h
     where ${sql.join([sql`h.tenant_id = ${tenantId}`, sql`h.minutes = 60`,
       ...(firstWholeHour !== null ? [sql`h.slot >= ${firstWholeHour}::int`] : []),
       ...(range.end ? [sql`h.slot < ${Math.floor((range.end.getTime() + 1) / HOUR_MS)}::int`] : [])], sql` and `)})`;
-  const slots = [
-    slotsWithin(HOUR_MS, slotOf(range.start, HOUR_MS), slotOf(range.end, HOUR_MS)),
-    ...(firstWholeHour !== null ? [slotsWithin(SLOT_MS, slotOf(range.start, SLOT_MS), firstWholeHour * perHour - 1)] : []),
-    slotsWithin(SLOT_MS, sql`greatest(${lastHours}, ${slotOf(range.start, SLOT_MS) ?? 0}::int)`, slotOf(range.end, SLOT_MS)),
-  ];
+  // Per part: its length, its first and last slot, and whether it starts after the day tail (1) or the hour tail (2) instead.
+  const parts = SLOT_LENGTHS.flatMap((minutes) => {
+    const length = minutes * 60_000;
+    const edge = length >= HOUR_MS ? (first !== null ? first * DAY_MS : null) : (firstWholeHour !== null ? firstWholeHour * HOUR_MS : null);
+    const from = range.start ? Math.floor(range.start.getTime() / length) : 0;
+    const to = range.end ? Math.floor(range.end.getTime() / length) : MAX_INT;
+    return [
+      ...(edge !== null && range.start ? [{ minutes, from, to: Math.ceil(edge / length) - 1, after: 0 }] : []),
+      { minutes, from, to, after: length >= HOUR_MS ? 1 : 2 },
+    ];
+  });
+  const column = (key: 'minutes' | 'from' | 'to' | 'after') => parts.map((part) => part[key]);
+  const slots = sql`
+    select 'slot', s.minutes, s.slot
+    from (select ${dayTail} as day_tail, ${hourTail} as hour_tail) t
+    cross join unnest(${column('minutes')}::int[], ${column('from')}::int[], ${column('to')}::int[], ${column('after')}::int[]) as p(minutes, first, last, after)
+    cross join lateral (select minutes, slot from usage_rollup_slots
+      where tenant_id = ${tenantId} and minutes = p.minutes and slot <= p.last
+        and slot >= greatest(p.first, case p.after when 1 then t.day_tail / (p.minutes * 60000) when 2 then t.hour_tail / (p.minutes * 60000) else p.first end)) s`;
   const { rows } = await sql<{ kind: 'block' | 'dirty' | 'slot'; level: number; start: number }>`
     select 'block' as kind, level, start_day - date '1970-01-01' as start from usage_rollups where tenant_id = ${tenantId} and ${days('start_day', first, last)}
     union all
@@ -46,7 +59,7 @@ export async function planOf(db: Db, tenantId: string, range: DateRange): Promis
     select 'dirty', 0, day - date '1970-01-01' from usage_rollup_dirty_days
     where tenant_id = ${tenantId} and ${days('day', dayOf(range.start), dayOf(range.end))}
     union all
-    ${sql.join(slots, sql` union all `)}`.execute(db);
+    ${slots}`.execute(db);
   const of = (kind: string) => rows.filter((row) => row.kind === kind);
   return planPeriod(range, of('block'), of('dirty').map((row) => row.start),
     of('slot').map((row) => ({ minutes: row.level, slot: row.start })));

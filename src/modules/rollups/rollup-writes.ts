@@ -1,6 +1,6 @@
 import { type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
-import type { Slot } from './rollup-plan.js';
+import { SLOT_LENGTHS, SLOT_MS, type Slot } from './rollup-plan.js';
 import { figuresFromRows, withinAny } from './rollup-rows.js';
 import { type EncodedFigures, UsageFigures } from './usage-figures.js';
 
@@ -50,6 +50,31 @@ const figuresOf = (encoded: EncodedFigures, now: Date) => sql`decode(${hex(encod
   ${encoded.platforms}::text[], ${hexes(encoded.platform_users)}, ${encoded.types}::text[], ${hexes(encoded.type_users)}, ${now}`;
 const UPDATE = sql`high_risk = excluded.high_risk, violations = excluded.violations, platforms = excluded.platforms,
   platform_users = excluded.platform_users, types = excluded.types, type_users = excluded.type_users, built_at = excluded.built_at`;
+
+/**
+ * The slots of every length up to `longest` minutes that fit whole in [from, to) (counted in
+ * 5-minute slots), from the 5-minute slots' figures (missing ones empty): each length is the sum
+ * of the next shorter one's slots (SLOT_LENGTHS: each divides the one before it).
+ */
+export function slotsOfEveryLength(fives: ReadonlyMap<number, UsageFigures>, from: number, to: number, longest: number): Array<{ at: Slot; figures: UsageFigures }> {
+  const shortest = SLOT_MS / 60_000;
+  let previous = { minutes: shortest, figures: new Map<number, UsageFigures>() };
+  for (let slot = from; slot < to; slot++) previous.figures.set(slot, fives.get(slot) ?? new UsageFigures());
+  const all = [...previous.figures].map(([slot, figures]) => ({ at: { minutes: shortest, slot }, figures }));
+  for (const minutes of [...SLOT_LENGTHS].reverse()) {
+    if (minutes <= shortest || minutes > longest) continue;
+    const parts = minutes / previous.minutes;
+    const next = new Map<number, UsageFigures>();
+    for (let slot = Math.ceil((from * shortest) / minutes); (slot + 1) * minutes <= to * shortest; slot++) {
+      const figures = new UsageFigures();
+      for (let part = slot * parts; part < (slot + 1) * parts; part++) figures.addFigures(previous.figures.get(part)!);
+      next.set(slot, figures);
+      all.push({ at: { minutes, slot }, figures });
+    }
+    previous = { minutes, figures: next };
+  }
+  return all;
+}
 
 /** Writes (or writes again) the roll-up of a block of days. */
 export async function writeRollup(tx: Tx, tenantId: string, at: { level: number; start: number }, encoded: EncodedFigures, now: Date): Promise<void> {

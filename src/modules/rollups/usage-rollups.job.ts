@@ -8,8 +8,8 @@ import { withLease } from '../../platform/store/leases.js';
 import { logFailure } from '../../platform/store/store-outages.js';
 import { inFixedScope } from '../../platform/store/scoped-connections.js';
 import { ALL_TENANTS, inTenants } from '../../platform/store/tenant-scope.js';
-import { DAY_MS, HOUR_MS, MAX_LEVEL, SLOT_MS, type Slot } from './rollup-plan.js';
-import { figuresBySlot, numberedFigures, writeRollup, writeSlots } from './rollup-writes.js';
+import { DAY_MS, HOUR_MS, MAX_LEVEL, SLOT_LENGTHS, SLOT_MS } from './rollup-plan.js';
+import { figuresBySlot, numberedFigures, slotsOfEveryLength, writeRollup, writeSlots } from './rollup-writes.js';
 import { UsageFigures } from './usage-figures.js';
 
 /**
@@ -70,6 +70,8 @@ export const lastClosedSlot = (now: Date) => Math.floor((now.getTime() - ROLLUP_
 const SLOTS_PER_HOUR = HOUR_MS / SLOT_MS;
 const SLOTS_PER_DAY = DAY_MS / SLOT_MS;
 const SLOT_MINUTES = SLOT_MS / 60_000;
+/** 5-minute slots in half an hour, the longest block of the open hours. */
+const HALF_HOUR = 30 / SLOT_MINUTES;
 
 /** The first day whose hours and 5-minute slots are rolled up and kept. */
 const firstHourDay = (now: Date) => Math.floor(lastClosedHour(now) / 24) - HOUR_ROLLUP_DAYS;
@@ -85,8 +87,8 @@ async function rollUpTenant(db: Kysely<Database>, tenantId: string, now: Date): 
   const hoursFrom = firstHourDay(now);
   const hoursTo = Math.floor(lastHour / 24);
   await sql`
-    delete from usage_rollup_slots where tenant_id = ${tenantId}
-      and ((minutes = 60 and slot < ${hoursFrom * 24}::int) or (minutes = ${SLOT_MINUTES} and slot < ${hoursFrom * SLOTS_PER_DAY}::int))`.execute(db);
+    delete from usage_rollup_slots s using unnest(${[...SLOT_LENGTHS]}::int[]) as l(minutes)
+    where s.tenant_id = ${tenantId} and s.minutes = l.minutes and s.slot < ${hoursFrom * 1440}::int / l.minutes`.execute(db);
   const { rows } = await sql<{ day: number }>`
     with first as (
       select (min(timestamp) at time zone 'UTC')::date - date '1970-01-01' as day from interactions where tenant_id = ${tenantId})
@@ -152,30 +154,18 @@ async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, no
     const rows = await numberedFigures(tx, tenantId, day * DAY_MS, end, withHours ? SLOT_MINUTES : undefined);
     const { whole, slots } = figuresBySlot(rows, { whole: closed });
     // Whatever holds the day and is not written again below goes (the blocks above it, the open
-    // hours' 5-minute slots, built again right after, and a roll-up that a replica whose clock
-    // runs ahead wrote early), so nothing stale outlives the mark.
-    const kept = withHours ? hoursEnd : day * 24;
+    // hours' slots, built again right after, and a roll-up that a replica whose clock runs ahead
+    // wrote early), so nothing stale outlives the mark.
+    const kept = (withHours ? hoursEnd : day * 24) * 60;
     await sql`
       delete from usage_rollups where tenant_id = ${tenantId} and level >= ${closed ? 1 : 0}
         and start_day <= date '1970-01-01' + ${day}::int and start_day + (1 << level) > date '1970-01-01' + ${day}::int`.execute(tx);
     await sql`
-      delete from usage_rollup_slots where tenant_id = ${tenantId} and (
-        (minutes = 60 and slot >= ${kept}::int and slot < ${(day + 1) * 24}::int)
-        or (minutes = ${SLOT_MINUTES} and slot >= ${kept * SLOTS_PER_HOUR}::int and slot < ${(day + 1) * SLOTS_PER_DAY}::int))`.execute(tx);
+      delete from usage_rollup_slots s using unnest(${[...SLOT_LENGTHS]}::int[]) as l(minutes)
+      where s.tenant_id = ${tenantId} and s.minutes = l.minutes
+        and s.slot > ${kept}::int / l.minutes - 1 and s.slot < ${(day + 1) * 1440}::int / l.minutes`.execute(tx);
     if (whole) await writeRollup(tx, tenantId, { level: 0, start: day }, whole.encode(), now);
-    if (withHours) {
-      const written: Array<{ at: Slot; figures: UsageFigures }> = [];
-      for (let hour = day * 24; hour < hoursEnd; hour++) {
-        const hourFigures = new UsageFigures();
-        for (let slot = hour * SLOTS_PER_HOUR; slot < (hour + 1) * SLOTS_PER_HOUR; slot++) {
-          const figures = slots.get(slot) ?? new UsageFigures();
-          hourFigures.addFigures(figures);
-          written.push({ at: { minutes: SLOT_MINUTES, slot }, figures });
-        }
-        written.push({ at: { minutes: 60, slot: hour }, figures: hourFigures });
-      }
-      await writeSlots(tx, tenantId, written, now);
-    }
+    if (withHours) await writeSlots(tx, tenantId, slotsOfEveryLength(slots, day * SLOTS_PER_DAY, hoursEnd * SLOTS_PER_HOUR, SLOT_LENGTHS[0]), now);
     await sql`
       delete from usage_rollup_dirty_days
       where tenant_id = ${tenantId} and day = date '1970-01-01' + ${day}::int and marks = ${mark?.marks ?? null}`.execute(tx);
@@ -184,10 +174,10 @@ async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, no
 }
 
 /**
- * Rolls up the closed 5-minute slots of the hours not closed yet, from the first one missing on
- * (the job comes by every minute, so that is the last few minutes' rows). A dirty day's were
- * deleted by rollUpDay before this runs and are built again here; those of closed hours are
- * rollUpDay's.
+ * Rolls up the closed 5-minute slots of the hours not closed yet, and their 15- and 30-minute
+ * blocks, from the 30 minutes holding the first one missing on (the job comes by every minute, so
+ * that is the last half hour's rows at most). A dirty day's were deleted by rollUpDay before this
+ * runs and are built again here; those of closed hours are rollUpDay's.
  */
 async function rollUpOpenSlots(db: Kysely<Database>, tenantId: string, now: Date): Promise<number> {
   const first = (lastClosedHour(now) + 1) * SLOTS_PER_HOUR;
@@ -197,15 +187,11 @@ async function rollUpOpenSlots(db: Kysely<Database>, tenantId: string, now: Date
     const { rows: [built] } = await sql<{ from: number }>`
       select coalesce(max(slot) + 1, ${first}::int) as from from usage_rollup_slots
       where tenant_id = ${tenantId} and minutes = ${SLOT_MINUTES} and slot >= ${first}::int and slot <= ${last}::int`.execute(tx);
-    const from = built!.from;
-    if (from > last) return 0;
+    if (built!.from > last) return 0;
+    const from = Math.floor(built!.from / HALF_HOUR) * HALF_HOUR;
     const { slots } = figuresBySlot(await numberedFigures(tx, tenantId, from * SLOT_MS, (last + 1) * SLOT_MS, SLOT_MINUTES));
-    const written = [];
-    for (let slot = from; slot <= last; slot++) {
-      written.push({ at: { minutes: SLOT_MINUTES, slot }, figures: slots.get(slot) ?? new UsageFigures() });
-    }
-    await writeSlots(tx, tenantId, written, now);
-    return last - from + 1;
+    await writeSlots(tx, tenantId, slotsOfEveryLength(slots, from, last + 1, 30), now);
+    return last - built!.from + 1;
   });
 }
 

@@ -27,6 +27,7 @@ import * as m0025 from './0025_interaction_count_levels.js';
 import * as m0026 from './0026_usage_rollups.js';
 import * as m0027 from './0027_job_leases_in_place.js';
 import * as m0028 from './0028_usage_rollup_slots.js';
+import * as m0029 from './0029_usage_rollup_slot_blocks.js';
 
 /**
  * A migration: `up` runs in a transaction of its own, unless it exports `transactional = false`
@@ -69,4 +70,5 @@ export const migrations: Record<string, ServiceMigration> = {
   '0026_usage_rollups': m0026,
   '0027_job_leases_in_place': m0027,
   '0028_usage_rollup_slots': m0028,
+  '0029_usage_rollup_slot_blocks': m0029,
 };
