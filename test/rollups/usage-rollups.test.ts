@@ -62,9 +62,12 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
   afterAll(async () => h.close());
 
   const within = (c: Created, start?: string, end?: string) => (!start || c.timestamp >= start) && (!end || c.timestamp <= end);
-  const expectedUsers = (start?: string, end?: string) => Object.fromEntries(PLATFORMS.map((id) => [id,
-    new Set(created.filter((c) => c.platform_id === id && c.user_id && within(c, start, end)).map((c) => c.user_id)).size])
-    .filter(([id]) => created.some((c) => c.platform_id === id && within(c, start, end))));
+  /** Per platform used in the range: distinct users, interactions (with or without a user), those of risk_score >= 0.7. */
+  const expectedUsage = (start?: string, end?: string) => Object.fromEntries(PLATFORMS.map((id) => {
+    const of = created.filter((c) => c.platform_id === id && within(c, start, end));
+    return [id, { users: new Set(of.filter((c) => c.user_id).map((c) => c.user_id)).size, interactions: of.length,
+      high_risk: of.filter((c) => c.risk_score >= 0.7).length }];
+  }).filter(([, usage]) => (usage as { interactions: number }).interactions > 0));
   const expectedPeople = (start?: string, end?: string) => expectedRanking(created, start, end);
 
 
@@ -96,8 +99,9 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
       const query = { ...(start ? { start_date: start } : {}), ...(end ? { end_date: end } : {}) };
       const usage = await h.call('GET', '/api/v1/platforms/usage', { token: t.adminToken, query });
       expect(usage.statusCode, usage.body).toBe(200);
-      const users = Object.fromEntries(usage.json().platforms.map((p: { platform_id: string; users: number }) => [p.platform_id, p.users]));
-      expect(users, `${phase} usage ${JSON.stringify(query)}`).toEqual(expectedUsers(start, end));
+      const figures = Object.fromEntries(usage.json().platforms.map((p: { platform_id: string; users: number; interactions: number; high_risk: number }) =>
+        [p.platform_id, { users: p.users, interactions: p.interactions, high_risk: p.high_risk }]));
+      expect(figures, `${phase} usage ${JSON.stringify(query)}`).toEqual(expectedUsage(start, end));
       const people = await h.call('GET', '/api/v1/people/risk', { token: t.adminToken, query: { ...query, limit: 500 } });
       expect(people.statusCode, people.body).toBe(200);
       expect(people.json().people, `${phase} people ${JSON.stringify(query)}`).toEqual(expectedPeople(start, end));

@@ -657,7 +657,7 @@ export interface paths {
         };
         /**
          * Which AI platforms staff use
-         * @description Each platform with at least one interaction in the period (`start_date`, `end_date`: inclusive, optional; none is the whole history): its interactions, distinct users, high-risk interactions (`risk_score >= 0.7`), first and last interaction in the period, and the tenant's status now; most interactions first. The counts are those of `GET /interactions?platform_id=…` over the same dates, read from the aggregates.
+         * @description Each platform with at least one interaction in the period (`start_date`, `end_date`: inclusive, optional; none is the whole history): its interactions, distinct users, high-risk interactions (`risk_score >= 0.7`), first and last interaction in the period, and the tenant's status now; most interactions first. The counts are those of `GET /interactions?platform_id=…` over the same dates, read from the roll-ups and the rows of the last minutes.
          *
          *     Access: users with the role `admin` or `viewer`; API keys cannot call it.
          */

@@ -8,7 +8,7 @@ import {
   type PlatformStatusRow, findStatusForUpdate, hasSeenPlatform, listStatusRows, seenPlatformIds, upsertStatus,
 } from './platforms.repo.js';
 import type { PlatformResponse, PlatformUsage, SetPlatformStatusInput, UsageFilters } from './platforms.schemas.js';
-import { countByPlatform, reachByPlatform } from './platforms.usage.js';
+import { mostUsed, reachByPlatform } from './platforms.usage.js';
 import { periodFigures } from '../rollups/rollup-read.js';
 import { parseDateRange } from '../../kernel/dates.js';
 
@@ -29,17 +29,18 @@ export async function listPlatforms(deps: Deps, ctx: RequestContext): Promise<{ 
 
 /**
  * Each platform used in the period, with its interactions, distinct users, high-risk interactions,
- * first and last interaction, and the tenant's status; most used first. The counts come from the
- * aggregates, the rest from index probes (platforms.usage.ts), all in one snapshot so the figures
- * agree with each other while interactions are written.
+ * first and last interaction, and the tenant's status; most used first. The counts and users come
+ * from the roll-ups and the rows of the rest (rollups/rollup-read.ts), first and last from index
+ * probes (platforms.usage.ts), all in one snapshot so the figures agree with each other while
+ * interactions are written.
  */
 export async function platformUsage(deps: Deps, ctx: RequestContext, filters: UsageFilters) {
   const range = parseDateRange(filters);
   const db = await deps.store.reader();
   const [{ counts, reach }, statuses] = await Promise.all([
     db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
-      // Independent reads of one snapshot, sent together (one round trip on a pipelining connection).
-      const [counted, figures] = await Promise.all([countByPlatform(tx, ctx.tenantId, range), periodFigures(tx, ctx.tenantId, range, 'platforms')]);
+      const figures = await periodFigures(tx, ctx.tenantId, range, 'platforms');
+      const counted = mostUsed(figures.platformTotals());
       return { counts: counted, reach: await reachByPlatform(tx, ctx.tenantId, counted.map((row) => row.platform_id), range, figures) };
     }),
     listStatusRows(db, ctx.tenantId),

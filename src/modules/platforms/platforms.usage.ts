@@ -1,52 +1,18 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import type { DateRange } from '../../kernel/dates.js';
-import { riskBucketOf, splitTime } from '../counts/buckets.js';
-import { bucketRows } from '../counts/sums.js';
-import { TOP_USERS_RISK } from '../stats/stats.top-users.js';
-import type { UsageFigures } from '../rollups/usage-figures.js';
+import type { PlatformTotals, UsageFigures } from '../rollups/usage-figures.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
-
-/** The stats' high-risk threshold (risk buckets 7 to 9: no partial bucket, so the counts answer it whole). */
-export const HIGH_RISK_SCORE = TOP_USERS_RISK;
-const HIGH_RISK_BUCKET = riskBucketOf(HIGH_RISK_SCORE);
 
 /** Most platforms a usage answer lists (the most used): more would be a client sending junk ids. */
 export const MAX_USAGE_PLATFORMS = 1000;
 
-export interface PlatformCounts {
-  platform_id: string;
-  interactions: number;
-  high_risk: number;
-}
-
-/**
- * Interactions and high-risk interactions per platform in the range, as list totals count them:
- * the whole hours from the counts of every interaction (type '') by platform and risk bucket (their
- * `platform_risk` level) and the not yet folded deltas, grouped by platform and risk bucket; the partial hours at the range's ends
- * counted from their rows through interactions_time_idx. Its cost follows the buckets and the
- * dimension combinations in each, not the rows (docs/interaction-counts.md).
- */
-export async function countByPlatform(db: Db, tenantId: string, range: DateRange): Promise<PlatformCounts[]> {
-  const time = splitTime(range.start, range.end);
-  const edges = time.edges.map((edge) => sql`
-    select i.platform_id, interaction_risk_bucket(i.risk_score) as risk_bucket, count(*) as count from interactions i
-    where i.tenant_id = ${tenantId} and i.timestamp >= ${new Date(edge.start)} and i.timestamp <= ${new Date(edge.end)}
-    group by 1, 2`);
-  const pieces = [
-    ...(time.covered ? [sql`select platform_id, risk_bucket, count from (${bucketRows(tenantId, { classificationType: '' }, time, 'platform_risk')}) b`] : []),
-    ...edges,
-  ];
-  if (pieces.length === 0) return [];
-  const { rows } = await sql<{ platform_id: string; interactions: string | number; high_risk: string | number }>`
-    select platform_id, sum(count) as interactions, coalesce(sum(count) filter (where risk_bucket >= ${HIGH_RISK_BUCKET}), 0) as high_risk
-    from (${sql.join(pieces, sql` union all `)}) as pieces
-    group by platform_id
-    having sum(count) > 0
-    order by sum(count) desc, platform_id
-    limit ${MAX_USAGE_PLATFORMS}`.execute(db);
-  return rows.map((row) => ({ platform_id: row.platform_id, interactions: Number(row.interactions), high_risk: Number(row.high_risk) }));
+/** The most used platforms first (ties by id), at most MAX_USAGE_PLATFORMS. */
+export function mostUsed(totals: readonly PlatformTotals[]): PlatformTotals[] {
+  return [...totals]
+    .sort((a, b) => b.interactions - a.interactions || (a.platform_id < b.platform_id ? -1 : a.platform_id > b.platform_id ? 1 : 0))
+    .slice(0, MAX_USAGE_PLATFORMS);
 }
 
 export interface PlatformReach {

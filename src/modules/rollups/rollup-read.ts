@@ -2,7 +2,8 @@ import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import type { DateRange } from '../../kernel/dates.js';
 import { DAY_MS, HOUR_MS, type LiveInterval, type RollupPlan, SLOT_LENGTHS, planPeriod, wholeDays } from './rollup-plan.js';
-import { figuresFromRows, withinAny } from './rollup-rows.js';
+import { HIGH_RISK, figuresFromRows, withinAny } from './rollup-rows.js';
+import { type FigureRow, platformRowOf } from './rollup-writes.js';
 import { UsageFigures } from './usage-figures.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -74,49 +75,51 @@ export async function addRollups(db: Db, tenantId: string, plan: Pick<RollupPlan
   const { blocks, slots } = plan;
   if (blocks.length === 0 && slots.length === 0) return;
   const people = what === 'people';
-  const { rows } = await sql<{ kind: 'high_risk' | 'violations' | 'platform' | 'type'; name: string | null; bits: Uint8Array }>`
+  const { rows } = await sql<{ kind: 'high_risk' | 'violations' | 'platform' | 'type'; name: string | null; bits: Uint8Array; interactions: string | null; high: string | null }>`
     with r as (
-      select r.high_risk, r.violations, r.platforms, r.platform_users, r.types, r.type_users
+      select r.high_risk, r.violations, r.platforms, r.platform_users, r.platform_interactions, r.platform_high_risk, r.types, r.type_users
       from unnest(${blocks.map((block) => block.level)}::int[], ${blocks.map((block) => block.start)}::int[]) as b(level, start)
       join usage_rollups r on r.tenant_id = ${tenantId} and r.level = b.level and r.start_day = date '1970-01-01' + b.start
       union all
-      select s.high_risk, s.violations, s.platforms, s.platform_users, s.types, s.type_users
+      select s.high_risk, s.violations, s.platforms, s.platform_users, s.platform_interactions, s.platform_high_risk, s.types, s.type_users
       from unnest(${slots.map((slot) => slot.minutes)}::int[], ${slots.map((slot) => slot.slot)}::int[]) as t(minutes, slot)
       join usage_rollup_slots s on s.tenant_id = ${tenantId} and s.minutes = t.minutes and s.slot = t.slot)
-    select 'platform' as kind, u.name, u.bits from r cross join unnest(r.platforms, r.platform_users) as u(name, bits)
+    select 'platform' as kind, u.name, u.bits, u.interactions, u.high from r
+    cross join unnest(r.platforms, r.platform_users, r.platform_interactions, r.platform_high_risk) as u(name, bits, interactions, high)
     ${people ? sql`
-    union all select 'type', u.name, u.bits from r cross join unnest(r.types, r.type_users) as u(name, bits)
-    union all select 'high_risk', null, r.high_risk from r
-    union all select 'violations', null, r.violations from r` : sql``}`.execute(db);
-  for (const { kind, name, bits } of rows) {
-    if (kind === 'platform') figures.addEncoded({ platforms: [name!], platform_users: [bits] });
+    union all select 'type', u.name, u.bits, null, null from r cross join unnest(r.types, r.type_users) as u(name, bits)
+    union all select 'high_risk', null, r.high_risk, null, null from r
+    union all select 'violations', null, r.violations, null, null from r` : sql``}`.execute(db);
+  for (const { kind, name, bits, interactions, high } of rows) {
+    if (kind === 'platform') {
+      figures.addEncoded({ platforms: [name!], platform_users: [bits], platform_interactions: [Number(interactions)], platform_high_risk: [Number(high)] });
+    }
     else if (kind === 'type') figures.addEncoded({ types: [name!], type_users: [bits] });
     else figures.addEncoded({ [kind]: bits });
   }
 }
 
-/** Adds each platform's users within the intervals, from the rows (interactions_time_idx). */
-export async function addPlatformUsersFromRows(db: Db, tenantId: string, live: readonly LiveInterval[], figures: UsageFigures) {
+/** Adds each platform's interactions, high-risk interactions and users within the intervals, from the rows (interactions_time_idx). */
+export async function addPlatformsFromRows(db: Db, tenantId: string, live: readonly LiveInterval[], figures: UsageFigures) {
   if (live.length === 0) return;
-  const { rows } = await sql<{ platform_id: string; user_id: string; n: number | null }>`
-    select p.platform_id, p.user_id, u.n from (
-      select distinct i.platform_id, i.user_id from interactions i
-      where i.tenant_id = ${tenantId} and i.user_id is not null and ${withinAny('i.timestamp', live)}) p
+  const { rows } = await sql<FigureRow>`
+    select p.*, u.n from (
+      select i.platform_id, i.user_id, count(*) as interactions, count(*) filter (where i.risk_score >= ${sql.lit(HIGH_RISK)}) as high_risk,
+        0 as violations, '{}'::text[] as types
+      from interactions i
+      where i.tenant_id = ${tenantId} and ${withinAny('i.timestamp', live)}
+      group by 1, 2) p
     left join usage_rollup_users u on u.tenant_id = ${tenantId} and u.user_id = p.user_id`.execute(db);
-  for (const row of rows) {
-    figures.addRow({ n: row.n, user_id: row.user_id, high_risk: 0, violations: 0, types: [], platforms: [row.platform_id] });
-  }
+  for (const row of rows) figures.addPlatformRow(platformRowOf(row));
 }
 
-/** Adds every figure of people at risk within the intervals, from the rows. */
+/** Adds every figure of people at risk and usage within the intervals, from the rows. */
 export async function addPeopleFromRows(db: Db, tenantId: string, live: readonly LiveInterval[], figures: UsageFigures) {
   if (live.length === 0) return;
-  const { rows } = await sql<{ user_id: string; n: number | null; high_risk: string | number; violations: string | number; types: string[]; platforms: string[] }>`
+  const { rows } = await sql<FigureRow>`
     select f.*, u.n from (${figuresFromRows(tenantId, live)}) f
     left join usage_rollup_users u on u.tenant_id = ${tenantId} and u.user_id = f.user_id`.execute(db);
-  for (const row of rows) {
-    figures.addRow({ ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) });
-  }
+  for (const row of rows) figures.addPlatformRow(platformRowOf(row));
 }
 
 /** The period's figures: its clean roll-ups (blocks of days, slots) and the rows of the rest. */
@@ -126,7 +129,7 @@ export async function periodFigures(db: Db, tenantId: string, range: DateRange, 
   // Sums and unions, in any order: both reads are sent together.
   await Promise.all([
     addRollups(db, tenantId, plan, figures, what),
-    what === 'people' ? addPeopleFromRows(db, tenantId, plan.live, figures) : addPlatformUsersFromRows(db, tenantId, plan.live, figures),
+    what === 'people' ? addPeopleFromRows(db, tenantId, plan.live, figures) : addPlatformsFromRows(db, tenantId, plan.live, figures),
   ]);
   return figures;
 }

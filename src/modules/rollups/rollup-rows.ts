@@ -15,12 +15,13 @@ export function withinAny(column: string, intervals: readonly LiveInterval[]): R
 }
 
 /**
- * Per user of the interactions within the intervals, what people at risk and usage count, as the
- * ranking always has: interactions of `risk_score >= 0.7`; interactions with an alert (alerts are
- * created with their interaction's timestamp, so an alert of an interaction of the period is of
- * the period); distinct classification types; distinct platforms. Columns: user_id, high_risk,
- * violations, types, platforms; and `slot` (the interaction's slot of `slotMinutes`, counted from
- * 1970-01-01T00:00Z) with `slotMinutes`, the figures then being per user and slot.
+ * Per user (or none) and platform of the interactions within the intervals, what people at risk
+ * and usage count, as the lists count them: interactions; interactions of `risk_score >= 0.7`;
+ * interactions with an alert (alerts are created with their interaction's timestamp, so an alert
+ * of an interaction of the period is of the period); distinct classification types. Columns:
+ * user_id (null for interactions without one), platform_id, interactions, high_risk, violations,
+ * types; and `slot` (the interaction's slot of `slotMinutes`, counted from 1970-01-01T00:00Z)
+ * with `slotMinutes`, the figures then being per user, platform and slot.
  *
  * One scan of the interactions; each row's alert and types are looked up by its id (a lateral
  * subquery the planner cannot turn into a join), and one grouping adds them up. Nothing here
@@ -30,19 +31,19 @@ export function withinAny(column: string, intervals: readonly LiveInterval[]): R
 export function figuresFromRows(tenantId: string, intervals: readonly LiveInterval[], { slotMinutes }: { slotMinutes?: number } = {}): RawBuilder<unknown> {
   const slot = slotMinutes ? sql`, floor(extract(epoch from i.timestamp) / ${sql.lit(slotMinutes * 60)})::int as slot` : sql``;
   return sql`
-    select i.user_id${slot},
+    select i.user_id, i.platform_id${slot},
+      count(*) filter (where x.kind = 0) as interactions,
       count(*) filter (where x.kind = 0 and i.risk_score >= ${sql.lit(HIGH_RISK)}) as high_risk,
       count(*) filter (where x.kind = 1) as violations,
-      coalesce(array_agg(distinct x.label) filter (where x.kind = 2), '{}') as types,
-      array_agg(distinct x.label) filter (where x.kind = 0) as platforms
+      coalesce(array_agg(distinct x.label) filter (where x.kind = 2), '{}') as types
     from interactions i
     cross join lateral (
-      select 0 as kind, i.platform_id as label
+      select 0 as kind, null as label
       union all
       select 1, null where exists (select 1 from alerts a where a.tenant_id = i.tenant_id and a.interaction_id = i.id)
       union all
       select 2, c.classification_type from interaction_classification_types c
       where c.tenant_id = i.tenant_id and c.interaction_id = i.id) x
-    where i.tenant_id = ${tenantId} and i.user_id is not null and ${withinAny('i.timestamp', intervals)}
-    group by ${slotMinutes ? sql`1, 2` : sql`1`}`;
+    where i.tenant_id = ${tenantId} and ${withinAny('i.timestamp', intervals)}
+    group by ${slotMinutes ? sql`1, 2, 3` : sql`1, 2`}`;
 }

@@ -2,13 +2,22 @@ import { type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import { SLOT_LENGTHS, SLOT_MS, type Slot } from './rollup-plan.js';
 import { figuresFromRows, withinAny } from './rollup-rows.js';
-import { type EncodedFigures, UsageFigures } from './usage-figures.js';
+import { type EncodedFigures, type PlatformRowFigures, UsageFigures } from './usage-figures.js';
 
 /** How the roll-up job reads rows into figures and writes roll-ups (docs/platforms.md, "Roll-ups"). */
 
 type Tx = Transaction<Database>;
 
-export type FigureRow = { n: number; slot?: number; high_risk: string | number; violations: string | number; types: string[]; platforms: string[]; user_id: string };
+/** A row of figuresFromRows with the user's number (null without a user), numbers as PostgreSQL sends them. */
+export type FigureRow = {
+  n: number | null; slot?: number; user_id: string | null; platform_id: string;
+  interactions: string | number; high_risk: string | number; violations: string | number; types: string[];
+};
+
+export const platformRowOf = (row: FigureRow): PlatformRowFigures => ({
+  n: row.n, user_id: row.user_id, platform_id: row.platform_id, interactions: Number(row.interactions),
+  high_risk: Number(row.high_risk), violations: Number(row.violations), types: row.types,
+});
 
 /**
  * The figures of the rows in [start, end), per user (and slot), after numbering the users met for
@@ -26,7 +35,7 @@ export async function numberedFigures(tx: Tx, tenantId: string, start: number, e
         and not exists (select 1 from usage_rollup_users u where u.tenant_id = ${tenantId} and u.user_id = i.user_id)) new_users`.execute(tx);
   const { rows } = await sql<FigureRow>`
     select u.n, f.* from (${figuresFromRows(tenantId, [{ start, end }], { slotMinutes })}) f
-    join usage_rollup_users u on u.tenant_id = ${tenantId} and u.user_id = f.user_id`.execute(tx);
+    left join usage_rollup_users u on u.tenant_id = ${tenantId} and u.user_id = f.user_id`.execute(tx);
   return rows;
 }
 
@@ -35,21 +44,24 @@ export function figuresBySlot(rows: readonly FigureRow[], { whole = false } = {}
   const all = whole ? new UsageFigures() : undefined;
   const slots = new Map<number, UsageFigures>();
   for (const row of rows) {
-    const figures = { ...row, high_risk: Number(row.high_risk), violations: Number(row.violations) };
-    all?.addRow(figures);
+    const figures = platformRowOf(row);
+    all?.addPlatformRow(figures);
     if (row.slot === undefined) continue;
     if (!slots.has(row.slot)) slots.set(row.slot, new UsageFigures());
-    slots.get(row.slot)!.addRow(figures);
+    slots.get(row.slot)!.addPlatformRow(figures);
   }
   return { whole: all, slots };
 }
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 const hexes = (list: Uint8Array[]) => sql`array(select decode(h, 'hex') from unnest(${list.map(hex)}::text[]) with ordinality as u(h, o) order by o)`;
+const COLUMNS = sql`high_risk, violations, platforms, platform_users, platform_interactions, platform_high_risk, types, type_users, built_at`;
 const figuresOf = (encoded: EncodedFigures, now: Date) => sql`decode(${hex(encoded.high_risk)}, 'hex'), decode(${hex(encoded.violations)}, 'hex'),
-  ${encoded.platforms}::text[], ${hexes(encoded.platform_users)}, ${encoded.types}::text[], ${hexes(encoded.type_users)}, ${now}`;
+  ${encoded.platforms}::text[], ${hexes(encoded.platform_users)}, ${encoded.platform_interactions}::bigint[], ${encoded.platform_high_risk}::bigint[],
+  ${encoded.types}::text[], ${hexes(encoded.type_users)}, ${now}`;
 const UPDATE = sql`high_risk = excluded.high_risk, violations = excluded.violations, platforms = excluded.platforms,
-  platform_users = excluded.platform_users, types = excluded.types, type_users = excluded.type_users, built_at = excluded.built_at`;
+  platform_users = excluded.platform_users, platform_interactions = excluded.platform_interactions,
+  platform_high_risk = excluded.platform_high_risk, types = excluded.types, type_users = excluded.type_users, built_at = excluded.built_at`;
 
 /**
  * The slots of every length up to `longest` minutes that fit whole in [from, to) (counted in
@@ -79,7 +91,7 @@ export function slotsOfEveryLength(fives: ReadonlyMap<number, UsageFigures>, fro
 /** Writes (or writes again) the roll-up of a block of days. */
 export async function writeRollup(tx: Tx, tenantId: string, at: { level: number; start: number }, encoded: EncodedFigures, now: Date): Promise<void> {
   await sql`
-    insert into usage_rollups (tenant_id, level, start_day, high_risk, violations, platforms, platform_users, types, type_users, built_at)
+    insert into usage_rollups (tenant_id, level, start_day, ${COLUMNS})
     values (${tenantId}, ${at.level}, date '1970-01-01' + ${at.start}::int, ${figuresOf(encoded, now)})
     on conflict (tenant_id, level, start_day) do update set ${UPDATE}`.execute(tx);
 }
@@ -90,7 +102,7 @@ export async function writeSlots(tx: Tx, tenantId: string, slots: ReadonlyArray<
     const values = slots.slice(from, from + 100).map(({ at, figures }) =>
       sql`(${tenantId}::uuid, ${at.minutes}::int, ${at.slot}::int, ${figuresOf(figures.encode(), now)})`);
     await sql`
-      insert into usage_rollup_slots (tenant_id, minutes, slot, high_risk, violations, platforms, platform_users, types, type_users, built_at)
+      insert into usage_rollup_slots (tenant_id, minutes, slot, ${COLUMNS})
       values ${sql.join(values)}
       on conflict (tenant_id, minutes, slot) do update set ${UPDATE}`.execute(tx);
   }

@@ -5,7 +5,8 @@
  * that is smaller (5 minutes, an hour), the users' n as uint32 little-endian then one 0x00 byte
  * (sparse: the only form ending in 0). Per-user counts are uint32 little-endian indexed by n
  * (dense) or, where fewer users have one, a 0x01 byte then (n, count) uint32 pairs (sparse: its
- * length is one more than a multiple of 4, which no dense form has).
+ * length is one more than a multiple of 4, which no dense form has). Each platform also has its
+ * interactions and high-risk interactions (of any user or none), as numbers beside its set.
  */
 
 /** The stored form of one roll-up row (a day, or a block of days). */
@@ -14,6 +15,9 @@ export interface EncodedFigures {
   violations: Uint8Array;
   platforms: string[];
   platform_users: Uint8Array[];
+  /** Per platform, its interactions and those of `risk_score >= 0.7`. */
+  platform_interactions: number[];
+  platform_high_risk: number[];
   types: string[];
   type_users: Uint8Array[];
 }
@@ -26,6 +30,23 @@ export interface RowFigures {
   violations: number;
   types: readonly string[];
   platforms: readonly string[];
+}
+
+/** The rows' figures per user (or none) and platform. */
+export interface PlatformRowFigures {
+  n: number | null;
+  user_id: string | null;
+  platform_id: string;
+  interactions: number;
+  high_risk: number;
+  violations: number;
+  types: readonly string[];
+}
+
+export interface PlatformTotals {
+  platform_id: string;
+  interactions: number;
+  high_risk: number;
 }
 
 /** Figures of users without a number: they appear in no roll-up, so they never meet a numbered user's. */
@@ -43,11 +64,15 @@ export class UsageFigures {
   readonly platformUsers = new Map<string, Uint8Array>();
   readonly typeUsers = new Map<string, Uint8Array>();
   readonly unnumbered = new Map<string, Unnumbered>();
+  private readonly platformCounts = new Map<string, { interactions: number; high_risk: number }>();
 
   addEncoded(row: Partial<EncodedFigures>): void {
     if (row.high_risk) this.highRisk = addCounts(this.highRisk, row.high_risk);
     if (row.violations) this.violations = addCounts(this.violations, row.violations);
-    row.platforms?.forEach((id, i) => orInto(this.platformUsers, id, row.platform_users![i]!));
+    row.platforms?.forEach((id, i) => {
+      orInto(this.platformUsers, id, row.platform_users![i]!);
+      if (row.platform_interactions) this.addPlatformCounts(id, row.platform_interactions[i]!, row.platform_high_risk![i]!);
+    });
     row.types?.forEach((type, i) => orInto(this.typeUsers, type, row.type_users![i]!));
   }
 
@@ -56,10 +81,34 @@ export class UsageFigures {
     this.highRisk = addArray(this.highRisk, other.highRisk);
     this.violations = addArray(this.violations, other.violations);
     for (const [id, bits] of other.platformUsers) orInto(this.platformUsers, id, bits);
+    for (const [id, counts] of other.platformCounts) this.addPlatformCounts(id, counts.interactions, counts.high_risk);
     for (const [type, bits] of other.typeUsers) orInto(this.typeUsers, type, bits);
     for (const [userId, own] of other.unnumbered) {
       this.addRow({ n: null, user_id: userId, high_risk: own.high_risk, violations: own.violations, types: [...own.types], platforms: [...own.platforms] });
     }
+  }
+
+  /** A row of the rows' figures: the platform's counts, and its user's figures when it has one. */
+  addPlatformRow(row: PlatformRowFigures): void {
+    this.addPlatformCounts(row.platform_id, row.interactions, row.high_risk);
+    if (row.user_id === null) return;
+    this.addRow({ n: row.n, user_id: row.user_id, high_risk: row.high_risk, violations: row.violations, types: row.types, platforms: [row.platform_id] });
+  }
+
+  private addPlatformCounts(platformId: string, interactions: number, highRisk: number): void {
+    const counts = this.platformCounts.get(platformId);
+    if (counts) {
+      counts.interactions += interactions;
+      counts.high_risk += highRisk;
+    } else {
+      this.platformCounts.set(platformId, { interactions, high_risk: highRisk });
+    }
+  }
+
+  /** Each platform with interactions, with its interactions and high-risk interactions. */
+  platformTotals(): PlatformTotals[] {
+    return [...this.platformCounts].filter(([, counts]) => counts.interactions > 0)
+      .map(([platform_id, counts]) => ({ platform_id, ...counts }));
   }
 
   addRow(row: RowFigures): void {
@@ -111,11 +160,14 @@ export class UsageFigures {
   }
 
   encode(): EncodedFigures {
+    const platforms = [...new Set([...this.platformCounts.keys(), ...this.platformUsers.keys()])];
     return {
       high_risk: countsBytes(this.highRisk),
       violations: countsBytes(this.violations),
-      platforms: [...this.platformUsers.keys()],
-      platform_users: [...this.platformUsers.values()].map(setBytes),
+      platforms,
+      platform_users: platforms.map((id) => setBytes(this.platformUsers.get(id) ?? new Uint8Array(0))),
+      platform_interactions: platforms.map((id) => this.platformCounts.get(id)?.interactions ?? 0),
+      platform_high_risk: platforms.map((id) => this.platformCounts.get(id)?.high_risk ?? 0),
       types: [...this.typeUsers.keys()],
       type_users: [...this.typeUsers.values()].map(setBytes),
     };

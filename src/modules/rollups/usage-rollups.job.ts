@@ -199,9 +199,13 @@ async function rollUpOpenSlots(db: Kysely<Database>, tenantId: string, now: Date
 async function rollUpBlock(db: Kysely<Database>, tenantId: string, level: number, start: number, now: Date): Promise<number> {
   return underTenantLock(db, tenantId, async (tx) => {
     const size = 2 ** level;
-    const { rows } = await sql<{ high_risk: string; violations: string; platforms: string[]; platform_users: string[]; types: string[]; type_users: string[] }>`
+    const { rows } = await sql<{
+      high_risk: string; violations: string; platforms: string[]; platform_users: string[]; platform_interactions: string[];
+      platform_high_risk: string[]; types: string[]; type_users: string[];
+    }>`
       select encode(r.high_risk, 'base64') as high_risk, encode(r.violations, 'base64') as violations, r.platforms,
         array(select encode(b, 'base64') from unnest(r.platform_users) with ordinality as u(b, o) order by o) as platform_users,
+        r.platform_interactions, r.platform_high_risk,
         r.types, array(select encode(b, 'base64') from unnest(r.type_users) with ordinality as u(b, o) order by o) as type_users
       from usage_rollups r
       where r.tenant_id = ${tenantId} and r.level = ${level - 1}
@@ -214,7 +218,8 @@ async function rollUpBlock(db: Kysely<Database>, tenantId: string, level: number
     for (const row of rows) {
       figures.addEncoded({
         high_risk: decode(row.high_risk), violations: decode(row.violations),
-        platforms: row.platforms, platform_users: row.platform_users.map(decode), types: row.types, type_users: row.type_users.map(decode),
+        platforms: row.platforms, platform_users: row.platform_users.map(decode), platform_interactions: row.platform_interactions.map(Number),
+        platform_high_risk: row.platform_high_risk.map(Number), types: row.types, type_users: row.type_users.map(decode),
       });
     }
     await writeRollup(tx, tenantId, { level, start }, figures.encode(), now);
