@@ -2,8 +2,7 @@ import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import type { DateRange } from '../../kernel/dates.js';
 import { DAY_MS, HOUR_MS, type LiveInterval, type RollupPlan, SLOT_LENGTHS, planPeriod, wholeDays } from './rollup-plan.js';
-import { HIGH_RISK, figuresFromRows, withinAny } from './rollup-rows.js';
-import { type FigureRow, platformRowOf } from './rollup-writes.js';
+import { type FigureRow, HIGH_RISK, figuresFromRows, platformRowOf, withinAny } from './rollup-rows.js';
 import { UsageFigures } from './usage-figures.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -91,11 +90,9 @@ export async function addRollups(db: Db, tenantId: string, plan: Pick<RollupPlan
     union all select 'high_risk', null, r.high_risk, null, null from r
     union all select 'violations', null, r.violations, null, null from r` : sql``}`.execute(db);
   for (const { kind, name, bits, interactions, high } of rows) {
-    if (kind === 'platform') {
-      figures.addEncoded({ platforms: [name!], platform_users: [bits], platform_interactions: [Number(interactions)], platform_high_risk: [Number(high)] });
-    }
-    else if (kind === 'type') figures.addEncoded({ types: [name!], type_users: [bits] });
-    else figures.addEncoded({ [kind]: bits });
+    if (kind === 'type') figures.addEncoded({ types: [name!], type_users: [bits] });
+    else if (kind !== 'platform') figures.addEncoded({ [kind]: bits });
+    else figures.addEncoded({ platforms: [name!], platform_users: [bits], platform_interactions: [Number(interactions)], platform_high_risk: [Number(high)] });
   }
 }
 

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { LiveInterval } from './rollup-plan.js';
+import type { PlatformRowFigures } from './usage-figures.js';
 
 /** The stats' high-risk threshold, as a literal so the planner proves interactions_high_risk_user_idx's predicate. */
 export const HIGH_RISK = 0.7;
@@ -47,3 +48,14 @@ export function figuresFromRows(tenantId: string, intervals: readonly LiveInterv
     where i.tenant_id = ${tenantId} and ${withinAny('i.timestamp', intervals)}
     group by ${slotMinutes ? sql`1, 2, 3` : sql`1, 2`}`;
 }
+
+/** A row of figuresFromRows with the user's number (null without a user), numbers as PostgreSQL sends them. */
+export type FigureRow = {
+  n: number | null; slot?: number; user_id: string | null; platform_id: string;
+  interactions: string | number; high_risk: string | number; violations: string | number; types: string[];
+};
+
+export const platformRowOf = (row: FigureRow): PlatformRowFigures => ({
+  n: row.n, user_id: row.user_id, platform_id: row.platform_id, interactions: Number(row.interactions),
+  high_risk: Number(row.high_risk), violations: Number(row.violations), types: row.types,
+});

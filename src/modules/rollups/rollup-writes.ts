@@ -1,23 +1,12 @@
 import { type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import { SLOT_LENGTHS, SLOT_MS, type Slot } from './rollup-plan.js';
-import { figuresFromRows, withinAny } from './rollup-rows.js';
-import { type EncodedFigures, type PlatformRowFigures, UsageFigures } from './usage-figures.js';
+import { type FigureRow, figuresFromRows, platformRowOf, withinAny } from './rollup-rows.js';
+import { type EncodedFigures, UsageFigures } from './usage-figures.js';
 
 /** How the roll-up job reads rows into figures and writes roll-ups (docs/platforms.md, "Roll-ups"). */
 
 type Tx = Transaction<Database>;
-
-/** A row of figuresFromRows with the user's number (null without a user), numbers as PostgreSQL sends them. */
-export type FigureRow = {
-  n: number | null; slot?: number; user_id: string | null; platform_id: string;
-  interactions: string | number; high_risk: string | number; violations: string | number; types: string[];
-};
-
-export const platformRowOf = (row: FigureRow): PlatformRowFigures => ({
-  n: row.n, user_id: row.user_id, platform_id: row.platform_id, interactions: Number(row.interactions),
-  high_risk: Number(row.high_risk), violations: Number(row.violations), types: row.types,
-});
 
 /**
  * The figures of the rows in [start, end), per user (and slot), after numbering the users met for
