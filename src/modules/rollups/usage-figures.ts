@@ -271,8 +271,8 @@ function setBit(map: Map<string, Uint8Array>, key: string, n: number): void {
 /** ORs a stored set (bitmap or sparse) into `key`'s bitmap. */
 function orInto(map: Map<string, Uint8Array>, key: string, bits: Uint8Array): void {
   if (bits.length > 0 && bits[bits.length - 1] === 0) {
+    if (bits.length < 5) return; // no user
     const view = new DataView(bits.buffer, bits.byteOffset, bits.byteLength);
-    if (bits.length < 5) return;
     // Ascending: the last n says how long the bitmap must be.
     const result = bitmapOf(map, key, (view.getUint32(bits.length - 5, true) >> 3) + 1);
     for (let at = 0; at + 4 < bits.length; at += 4) {

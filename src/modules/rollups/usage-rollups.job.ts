@@ -73,31 +73,35 @@ const SLOT_MINUTES = SLOT_MS / 60_000;
 /** 5-minute slots in half an hour, the longest block of the open hours. */
 const HALF_HOUR = 30 / SLOT_MINUTES;
 
+/**
+ * The slots of every length that end after minute `from` (null: any) and start before minute
+ * `to` (counted from 1970-01-01T00:00Z), as one index range per length.
+ */
+function slotsWithin(from: number | null, to: number) {
+  return sql`(${sql.join(SLOT_LENGTHS.map((minutes) => sql`(minutes = ${minutes} and slot < ${Math.ceil(to / minutes)}::int${
+    from === null ? sql`` : sql` and slot >= ${Math.floor(from / minutes)}::int`})`), sql` or `)})`;
+}
+
 /** The first day whose hours and 5-minute slots are rolled up and kept. */
 const firstHourDay = (now: Date) => Math.floor(lastClosedHour(now) / 24) - HOUR_ROLLUP_DAYS;
 
 /**
- * The days to roll up: closed days without a roll-up; days of the hours' window missing a closed
- * hour or one of its 5-minute slots (the open day as its hours close, the window's days after an
- * upgrade); dirty days.
+ * The days to roll up: closed days without a roll-up; days of the hours' window missing a 5-minute
+ * slot of a closed hour (the open day as its hours close, the window's days after an upgrade: a
+ * day's hours and blocks are written with its 5-minute slots, in one transaction); dirty days.
  */
 async function rollUpTenant(db: Kysely<Database>, tenantId: string, now: Date): Promise<RollupRun> {
   const last = lastClosedDay(now);
   const lastHour = lastClosedHour(now);
   const hoursFrom = firstHourDay(now);
   const hoursTo = Math.floor(lastHour / 24);
-  await sql`
-    delete from usage_rollup_slots s using unnest(${[...SLOT_LENGTHS]}::int[]) as l(minutes)
-    where s.tenant_id = ${tenantId} and s.minutes = l.minutes and s.slot < ${hoursFrom * 1440}::int / l.minutes`.execute(db);
+  await sql`delete from usage_rollup_slots where tenant_id = ${tenantId} and ${slotsWithin(null, hoursFrom * 1440)}`.execute(db);
   const { rows } = await sql<{ day: number }>`
     with first as (
       select (min(timestamp) at time zone 'UTC')::date - date '1970-01-01' as day from interactions where tenant_id = ${tenantId})
     select d.day from first cross join generate_series(first.day, ${hoursTo}::int) as d(day)
     where (d.day <= ${last}::int and not exists (select 1 from usage_rollups r
         where r.tenant_id = ${tenantId} and r.level = 0 and r.start_day = date '1970-01-01' + d.day))
-      or (d.day >= ${hoursFrom}::int and (select count(*) from usage_rollup_slots h
-        where h.tenant_id = ${tenantId} and h.minutes = 60 and h.slot >= d.day * 24 and h.slot <= ${lastHour}::int and h.slot < d.day * 24 + 24)
-        < least(24, ${lastHour}::int + 1 - d.day * 24))
       or (d.day >= ${hoursFrom}::int and (select count(*) from usage_rollup_slots f
         where f.tenant_id = ${tenantId} and f.minutes = ${SLOT_MINUTES} and f.slot >= d.day * ${SLOTS_PER_DAY}
           and f.slot < least((d.day + 1) * ${SLOTS_PER_DAY}, (${lastHour}::int + 1) * ${SLOTS_PER_HOUR}))
@@ -160,10 +164,7 @@ async function rollUpDay(db: Kysely<Database>, tenantId: string, day: number, no
     await sql`
       delete from usage_rollups where tenant_id = ${tenantId} and level >= ${closed ? 1 : 0}
         and start_day <= date '1970-01-01' + ${day}::int and start_day + (1 << level) > date '1970-01-01' + ${day}::int`.execute(tx);
-    await sql`
-      delete from usage_rollup_slots s using unnest(${[...SLOT_LENGTHS]}::int[]) as l(minutes)
-      where s.tenant_id = ${tenantId} and s.minutes = l.minutes
-        and s.slot > ${kept}::int / l.minutes - 1 and s.slot < ${(day + 1) * 1440}::int / l.minutes`.execute(tx);
+    await sql`delete from usage_rollup_slots where tenant_id = ${tenantId} and ${slotsWithin(kept, (day + 1) * 1440)}`.execute(tx);
     if (whole) await writeRollup(tx, tenantId, { level: 0, start: day }, whole.encode(), now);
     if (withHours) await writeSlots(tx, tenantId, slotsOfEveryLength(slots, day * SLOTS_PER_DAY, hoursEnd * SLOTS_PER_HOUR, SLOT_LENGTHS[0]), now);
     await sql`
