@@ -251,4 +251,17 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId]);
     await expectExact('erased, rolled up again');
   });
+
+  it('deletes the slots of every length once they are more than 35 days old, and the figures stay exact', async () => {
+    await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId]);
+    const newest = Math.floor(lastNow().getTime() / DAY);
+    const slotsOf = async (day: number) => (await sql<{ minutes: number; slots: number }>`
+      select minutes, count(*)::int as slots from usage_rollup_slots
+      where tenant_id = ${t.tenantId} and slot >= ${day * 1440}::int / minutes and slot < ${(day + 1) * 1440}::int / minutes
+      group by minutes order by minutes`.execute(h.db)).rows;
+    expect(await slotsOf(newest - 1)).toEqual([5, 15, 30, 60, 180, 360, 720].map((minutes) => ({ minutes, slots: 1440 / minutes })));
+    await rollUpUsage(h.deps.store.db, new Date((newest + 37) * DAY + HOUR), [t.tenantId]);
+    expect(await slotsOf(newest - 1)).toEqual([]);
+    await expectExact('slots deleted');
+  });
 });
