@@ -9,8 +9,8 @@ export default defineConfig({
     pool: 'forks',
     // Each file has its own store (a PGlite instance, or a PostgreSQL database of its own) and
     // its own ports, and most of a test's time is spent waiting on processes, sockets and timers:
-    // two files at a time even on two cores (Vitest's default there is one) halves the run.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // three files at a time even on two cores (Vitest's default there is one).
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     globalSetup: ['./test/helpers/global-setup.ts'],
     reporters: ['verbose', './test/helpers/summary-reporter.ts'],
   },

@@ -11,14 +11,23 @@ export function tempDir(prefix = 'ugs-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/**
+ * A port no one listens on, for a process started next. Taken below the kernel's range of
+ * ephemeral ports (32768 and up): a port from that range can be handed to any outgoing connection
+ * (the tests open thousands to PostgreSQL) between this check and the process's listen.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
