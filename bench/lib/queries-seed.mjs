@@ -100,6 +100,16 @@ async function seedTenant(db, sql, tenantId, rows, end, log, validated) {
 }
 
 /**
+ * Records the service's pass over earlier releases' values as done: the seed's rows stand for this release's, whose
+ * values are sealed at ingest (the seed has no tenant keys to seal its placeholders). Left to run, the pass would
+ * rewrite millions of rows in the background of every measure that starts a service on the seed.
+ */
+const VALUES_PASS_DONE = `insert into background_passes (name, position, completed_at, updated_at)
+  values ('seal-interaction-values', null, now(), now())
+  on conflict (name) do update set position = null, completed_at = excluded.completed_at, updated_at = excluded.updated_at
+  where background_passes.completed_at is null`;
+
+/**
  * Seeds `rows` interactions into the bootstrap tenant and a second tenant of `otherRows`, through `store.db`
  * (the project's own store opener, so PGlite and PostgreSQL alike): secondary indexes dropped and rebuilt
  * around the inserts, triggers (the counts') off during them, then the counts rebuilt and compacted.
@@ -145,6 +155,7 @@ export async function seed(store, { rows, otherRows, log, validated = false }) {
   log(`  counted at ${Math.round((performance.now() - startedAt) / 1000)} s; rolling up the days`);
   await sql`vacuum analyze interactions, alerts, interaction_classification_types`.execute(db);
   await rollUpUsage(db, new Date());
+  await sql.raw(VALUES_PASS_DONE).execute(db);
   await sql`vacuum analyze`.execute(db);
   const seconds = Math.round((performance.now() - startedAt) / 1000);
   log(`  seeded in ${seconds} s`);
@@ -205,6 +216,7 @@ export async function seededPostgres(adminUrl, {
     (await client.query('select * from bench_seed')).rows[0]).catch(() => undefined);
   if (existing && existing.version === marker.version && Number(existing.rows) === rows && seededByPrefixOf(existing.migration, migrations)) {
     log(`  reusing ${name} (${rows.toLocaleString('en')} rows, seeded ${existing.seeded_at.toISOString()}; BENCH_RESEED=1 seeds again)`);
+    await withClient(url.toString(), (client) => client.query(VALUES_PASS_DONE)); // a seed made before this mark
     return { env, url: url.toString(), tenantId: existing.tenant_id, start: existing.span_start, end: existing.span_end, seconds: undefined };
   }
   await withClient(adminUrl, async (client) => {
