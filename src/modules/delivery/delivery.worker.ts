@@ -116,6 +116,7 @@ export class DeliveryWorker {
         dueBy: retries ? now : new Date(now.getTime() - (config.webhooks.retryDelaysMs[0] ?? 0)),
         after: this.after,
         batched: batchSizes(),
+        lockRows: store.kind === 'postgres',
       });
       const units = slotsOf(jobs);
       for (const unit of units) this.launch(unit, retries);

@@ -37,6 +37,11 @@ export interface ClaimRequest {
    * their lanes' shares and `limit` count slots, each of up to that many jobs.
    */
   batched?: ReadonlyArray<{ format: string; maxEvents: number }>;
+  /**
+   * False on the embedded store: its one connection runs one statement at a time, so no other
+   * claim can take the rows meanwhile, and locking them first would only write a WAL record per job.
+   */
+  lockRows?: boolean;
 }
 
 /**
@@ -54,7 +59,7 @@ export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJ
   const retriesOnly = (alias: string) => (request.retries ? sql.raw(`and ${alias}.attempt > 1`) : sql``);
   const after = request.after ?? { tenantId: '00000000-0000-0000-0000-000000000000', webhookId: '' };
   const batched = request.batched ?? [];
-  const result = await sql<ClaimedJob>`
+  const result = await sql<ClaimedRow>`
     with recursive lanes as (
       (select f.tenant_id, f.webhook_id from webhook_jobs f where true ${retriesOnly('f')}
         order by f.tenant_id, f.webhook_id limit 1)
@@ -86,7 +91,7 @@ export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJ
             and ${inClass('q')}
           order by q.run_at, q.id
           limit l.free * l.per_slot
-          for update of q skip locked) locked) due
+          ${request.lockRows === false ? sql`` : sql`for update of q skip locked`}) locked) due
     ),
     slots as (
       select tenant_id, id, dense_rank() over (
@@ -101,12 +106,30 @@ export async function claimJobs(db: Db, request: ClaimRequest): Promise<ClaimedJ
       from chosen where job.tenant_id = chosen.tenant_id and job.id = chosen.id
       returning job.tenant_id, job.id, job.webhook_id, job.event_id, job.event_type, job.attempt
     )
-    select c.tenant_id, c.id, c.webhook_id, c.event_id, c.event_type, c.attempt, m.payload, m.created_at as event_created_at,
-      w.url, w.format, w.headers, w.auth_token, w.signing_secret, w.previous_signing_secret, w.previous_secret_expires_at, w.secrets_sealed
+    select c.tenant_id, c.id, c.webhook_id, c.event_id, c.event_type, c.attempt, m.payload, m.created_at as event_created_at
     from claimed c
-    join webhooks w on w.tenant_id = c.tenant_id and w.id = c.webhook_id
     join webhook_messages m on m.tenant_id = c.tenant_id and m.id = c.event_id`.execute(db);
-  return result.rows.map((row) => ({ ...row, id: Number(row.id) }));
+  // Each webhook read once, not once per job: a claim holds up to thousands of one webhook's jobs.
+  const webhooks = await webhooksOf(db, result.rows);
+  return result.rows.flatMap((row) => {
+    const webhook = webhooks.get(`${row.tenant_id}/${row.webhook_id}`);
+    // Deleted since (its jobs with it): nothing to attempt.
+    return webhook ? [{ ...row, ...webhook, id: Number(row.id) }] : [];
+  });
+}
+
+type ClaimedRow = Pick<ClaimedJob, 'tenant_id' | 'id' | 'webhook_id' | 'event_id' | 'event_type' | 'attempt' | 'payload' | 'event_created_at'>;
+type ClaimedWebhook = Omit<ClaimedJob, keyof ClaimedRow>;
+
+async function webhooksOf(db: Db, jobs: ReadonlyArray<{ tenant_id: string; webhook_id: string }>): Promise<Map<string, ClaimedWebhook>> {
+  const lanes = [...new Map(jobs.map((job) => [`${job.tenant_id}/${job.webhook_id}`, job])).values()];
+  if (lanes.length === 0) return new Map();
+  const { rows } = await sql<ClaimedWebhook & { tenant_id: string; id: string }>`
+    select w.tenant_id, w.id, w.url, w.format, w.headers, w.auth_token, w.signing_secret, w.previous_signing_secret,
+      w.previous_secret_expires_at, w.secrets_sealed
+    from unnest(${lanes.map((lane) => lane.tenant_id)}::uuid[], ${lanes.map((lane) => lane.webhook_id)}::text[]) as l(tenant_id, id)
+    join webhooks w on w.tenant_id = l.tenant_id and w.id = l.id`.execute(db);
+  return new Map(rows.map(({ tenant_id, id, ...webhook }) => [`${tenant_id}/${id}`, webhook]));
 }
 
 /**
