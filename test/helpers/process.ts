@@ -14,14 +14,19 @@ export function tempDir(prefix = 'ugs-'): string {
 /**
  * A port no one listens on, for a process started next. Taken below the kernel's range of
  * ephemeral ports (32768 and up): a port from that range can be handed to any outgoing connection
- * (the tests open thousands to PostgreSQL) between this check and the process's listen.
+ * (the tests open thousands to PostgreSQL) between this check and the process's listen. Each
+ * test worker has a range of its own and walks it, so no two calls hand out the same port.
  */
 export async function freePort(): Promise<number> {
   for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const port = PORTS_FROM + (Number(process.env.VITEST_POOL_ID ?? 0) % 6) * PORTS_PER_WORKER + (nextPort++ % PORTS_PER_WORKER);
     if (await canListen(port)) return port;
   }
 }
+
+const PORTS_FROM = 20_000;
+const PORTS_PER_WORKER = 2_000;
+let nextPort = Math.floor(Math.random() * PORTS_PER_WORKER);
 
 function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
