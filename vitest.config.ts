@@ -9,7 +9,8 @@ export default defineConfig({
     pool: 'forks',
     // Each file has its own store (a PGlite instance, or a PostgreSQL database of its own) and
     // its own ports, and most of a test's time is spent waiting on processes, sockets and timers:
-    // three files at a time even on two cores (Vitest's default there is one).
+    // three files at a time even on two cores (Vitest's default there is one): on two cores the
+    // whole suite took 995 s for 2,550 s of tests, the cores 88 % busy.
     maxWorkers: Math.max(3, availableParallelism() - 1),
     globalSetup: ['./test/helpers/global-setup.ts'],
     reporters: ['verbose', './test/helpers/summary-reporter.ts'],
