@@ -144,8 +144,13 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     const run = await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId]);
     const closedDays = lastClosedDay(lastNow()) - Math.floor(Date.parse(created[0]!.timestamp) / DAY) + 1;
     expect(run.days).toBe(closedDays);
-    expect(run.blocks).toBeGreaterThan(0);
-    expect((await rollupRows())[0]).toEqual({ level: 0, rows: closedDays });
+    // Every aligned block of 2^level closed days, at every level, from one pass.
+    const firstDay = Math.floor(Date.parse(created[0]!.timestamp) / DAY);
+    const blocks = Array.from({ length: 13 }, (_, level) => ({ level,
+      rows: Array.from({ length: closedDays }, (_, i) => firstDay + i).filter((day) => day % 2 ** level === 0 && day + 2 ** level - 1 <= firstDay + closedDays - 1).length }))
+      .filter((block) => block.rows > 0);
+    expect(await rollupRows()).toEqual(blocks);
+    expect(run.blocks).toBe(blocks.slice(1).reduce((sum, block) => sum + block.rows, 0));
     await expectExact('after the job');
     expect(await rollUpUsage(h.deps.store.db, lastNow(), [t.tenantId])).toEqual({ days: 0, slots: 0, blocks: 0 });
   });
@@ -263,5 +268,27 @@ describe.each(STORES)('usage roll-ups [%s]', (kind) => {
     await rollUpUsage(h.deps.store.db, new Date((newest + 37) * DAY + HOUR), [t.tenantId]);
     expect(await slotsOf(newest - 1)).toEqual([]);
     await expectExact('slots deleted');
+  });
+
+  it('builds the blocks of every level in one pass, each from the two halves the pass built below it', async () => {
+    const other = await h.tenant();
+    const key = await h.apiKey(other, ['interactions:write']);
+    // 16 days from a multiple of 16, one interaction each: blocks of 1, 2, 4, 8 and 16 days.
+    const first = (Math.floor(h.clock.now().getTime() / DAY / 16) - 4) * 16;
+    const offset = h.clock.now().getTime();
+    for (let day = first; day < first + 16; day += 1) {
+      h.clock.advance(day * DAY + 12 * HOUR - h.clock.now().getTime());
+      const response = await h.call('POST', '/api/v1/interactions', { token: key, body: interactionBody({ platform_id: 'openai' }) });
+      expect(response.statusCode, response.body).toBe(201);
+    }
+    h.clock.advance(offset - h.clock.now().getTime());
+    const run = await rollUpUsage(h.deps.store.db, new Date((first + 16) * DAY + HOUR), [other.tenantId]);
+    expect(run.blocks).toBe(8 + 4 + 2 + 1);
+    const levels = (await sql<{ level: number; rows: number }>`
+      select level, count(*)::int as rows from usage_rollups where tenant_id = ${other.tenantId} group by level order by level`.execute(h.db)).rows;
+    expect(levels).toEqual([16, 8, 4, 2, 1].map((rows, level) => ({ level, rows })));
+    const usage = await h.call('GET', '/api/v1/platforms/usage', { token: other.adminToken, query: {
+      start_date: new Date(first * DAY).toISOString(), end_date: new Date((first + 16) * DAY - 1).toISOString() } });
+    expect(usage.json().platforms.map((p: { platform_id: string; interactions: number }) => [p.platform_id, p.interactions])).toEqual([['openai', 16]]);
   });
 });

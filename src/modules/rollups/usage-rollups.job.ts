@@ -116,20 +116,32 @@ async function rollUpTenant(db: Kysely<Database>, tenantId: string, now: Date): 
     run.slots += done.hours;
   }
   run.slots += await rollUpOpenSlots(db, tenantId, now);
-  for (let level = 1; level <= MAX_LEVEL; level++) {
-    const size = 2 ** level;
-    const { rows: due } = await sql<{ start: number }>`
-      select c.start_day - date '1970-01-01' as start from usage_rollups c
-      where c.tenant_id = ${tenantId} and c.level = ${level - 1} and (c.start_day - date '1970-01-01') % ${size}::int = 0
-        and exists (select 1 from usage_rollups d
-          where d.tenant_id = ${tenantId} and d.level = ${level - 1} and d.start_day = c.start_day + ${size / 2}::int)
-        and not exists (select 1 from usage_rollups p where p.tenant_id = ${tenantId} and p.level = ${level} and p.start_day = c.start_day)
-        and not exists (select 1 from usage_rollup_dirty_days x
-          where x.tenant_id = ${tenantId} and x.day >= c.start_day and x.day < c.start_day + ${size}::int)
-      order by 1`.execute(db);
-    for (const { start } of due) run.blocks += await rollUpBlock(db, tenantId, level, start, now);
+  // The lowest level with blocks due, then the levels above it again (the blocks just built may
+  // complete theirs): a pass with nothing to build asks once, not once per level.
+  for (let from = 1; from <= MAX_LEVEL;) {
+    const due = await dueBlocks(db, tenantId, from);
+    const level = due[0]?.level;
+    if (level === undefined) break;
+    for (const { start } of due.filter((block) => block.level === level)) run.blocks += await rollUpBlock(db, tenantId, level, start, now);
+    from = level + 1;
   }
   return run;
+}
+
+/** Blocks of levels `from` and up whose two halves are there, not built yet, and none of whose days is dirty. */
+async function dueBlocks(db: Kysely<Database>, tenantId: string, from: number): Promise<Array<{ level: number; start: number }>> {
+  const { rows } = await sql<{ level: number; start: number }>`
+    select b.level, c.start_day - date '1970-01-01' as start
+    from generate_series(${from}::int, ${MAX_LEVEL}::int) as b(level)
+    join usage_rollups c on c.tenant_id = ${tenantId} and c.level = b.level - 1
+      and (c.start_day - date '1970-01-01') % (1 << b.level) = 0
+    where exists (select 1 from usage_rollups d
+        where d.tenant_id = ${tenantId} and d.level = b.level - 1 and d.start_day = c.start_day + (1 << (b.level - 1)))
+      and not exists (select 1 from usage_rollups p where p.tenant_id = ${tenantId} and p.level = b.level and p.start_day = c.start_day)
+      and not exists (select 1 from usage_rollup_dirty_days x
+        where x.tenant_id = ${tenantId} and x.day >= c.start_day and x.day < c.start_day + (1 << b.level))
+    order by 1, 2`.execute(db);
+  return rows;
 }
 
 /** One transaction holding the tenant's lock: roll-up writers of a tenant take turns. */
