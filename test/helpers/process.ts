@@ -19,13 +19,15 @@ export function tempDir(prefix = 'ugs-'): string {
  */
 export async function freePort(): Promise<number> {
   for (;;) {
-    const port = PORTS_FROM + (Number(process.env.VITEST_POOL_ID ?? 0) % 6) * PORTS_PER_WORKER + (nextPort++ % PORTS_PER_WORKER);
+    const port = PORTS_FROM + (Number(process.env.VITEST_POOL_ID ?? 0) % WORKER_RANGES) * PORTS_PER_WORKER + (nextPort++ % PORTS_PER_WORKER);
     if (await canListen(port)) return port;
   }
 }
 
+/** 20000-31999 in 24 ranges of 500: distinct for up to 23 workers and the main process (pool id 0). */
 const PORTS_FROM = 20_000;
-const PORTS_PER_WORKER = 2_000;
+const PORTS_PER_WORKER = 500;
+const WORKER_RANGES = 24;
 let nextPort = Math.floor(Math.random() * PORTS_PER_WORKER);
 
 function canListen(port: number): Promise<boolean> {
