@@ -1,7 +1,8 @@
 // Scenario drain-syslog: BENCH_SYSLOG_EVENTS interaction.created events queued for one syslog webhook (CEF in
 // RFC 5424 messages, octet-counted frames on one TLS connection) while no worker runs (SERVE_WORKERS=false), then the
 // service restarted with its workers; the drain rate in events/s is (N - 1) / (last receipt - first receipt), beside
-// the syslog receiver's ceiling measured in the same run (a plain client writing frames on one connection).
+// the syslog receiver's ceiling measured in the same run (a plain client writing frames on one connection). The
+// second half's rate is the drain's once the restart's own work (counts folded, tables analysed) is behind it.
 import { batchIngest } from './load.mjs';
 import { perSecond, withFreshStore, withService } from './delivery-common.mjs';
 import { SYSLOG_FRAMES_PER_WRITE, measureSyslogCeiling } from './syslog-ceiling.mjs';
@@ -48,6 +49,8 @@ async function drainTo(ctx, receiver) {
   const rate = perSecond(summary.distinct_interactions, summary.first, summary.last);
   ctx.add({ name: 'syslog events/s', value: rate, limit: ceiling.messagesPerSecond, limitIs: 'syslog receiver ceiling',
     target: { op: '>=', value: ctx.targets.syslogRate }, reached });
+  ctx.add({ name: 'syslog events/s, second half', value: summary.second_half_rate, limit: ceiling.messagesPerSecond,
+    limitIs: 'syslog receiver ceiling', target: { op: '>=', value: ctx.targets.syslogRate }, reached });
   ctx.add({ name: 'ready -> last receipt s', value: ((reached ? summary.last : outcome.endedAt) - readyAt) / 1000,
     limit: total / ceiling.messagesPerSecond, limitIs: 'N / ceiling', reached });
   ctx.add({ name: 'interactions received', value: summary.distinct_interactions, limit: total, limitIs: 'queued', target: { op: '==', value: total }, reached });

@@ -10,6 +10,7 @@
 // exits when the parent goes.
 import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
+import { secondHalfRate } from './drain-rate.mjs';
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -25,7 +26,7 @@ let stats;
 let latest;
 
 function reset() {
-  stats = { accepted: 0, unparsable: 0, badFrames: 0, duplicates: 0, connections: 0, events: new Set(), interactions: new Set(), first: null, last: null };
+  stats = { accepted: 0, unparsable: 0, badFrames: 0, duplicates: 0, connections: 0, events: new Set(), interactions: new Set(), arrivals: [], first: null, last: null };
   latest = undefined;
 }
 reset();
@@ -53,7 +54,10 @@ function receive(message, at) {
   else stats.events.add(eventId);
   if (message.indexOf(INTERACTION_CATEGORY, cef) === -1) return;
   const interactionId = field(message, INTERACTION_ID, cef);
-  if (interactionId !== undefined) stats.interactions.add(interactionId);
+  if (interactionId !== undefined && !stats.interactions.has(interactionId)) {
+    stats.interactions.add(interactionId);
+    stats.arrivals.push(at);
+  }
   latest = { message, eventId, interactionId };
 }
 
@@ -106,7 +110,7 @@ function summary() {
   return {
     accepted: stats.accepted, unparsable: stats.unparsable, bad_frames: stats.badFrames, duplicates: stats.duplicates,
     connections: stats.connections, distinct_events: stats.events.size, distinct_interactions: stats.interactions.size,
-    first: stats.first, last: stats.last,
+    first: stats.first, last: stats.last, second_half_rate: secondHalfRate(stats.arrivals),
   };
 }
 

@@ -4,7 +4,7 @@ import type { Deps } from '../../platform/deps.js';
 import { prefixedId } from '../../kernel/ids.js';
 import { Poller } from '../../platform/poller.js';
 import { JOBS_CHANNEL } from '../../platform/outbox/outbox.js';
-import { openWebhookSecrets } from './secrets.js';
+import { OpenedSecrets } from './secrets.js';
 import { openPayload } from '../../platform/outbox/outbox.js';
 import { claimJobs, jobKey, releaseLeases, renewLeases, type ClaimedJob, type JobKey, type Lane } from './queue.js';
 import { LaneLimits } from './lanes.js';
@@ -56,6 +56,7 @@ export class DeliveryWorker {
   private readonly held = new Map<string, JobKey>();
   private readonly attempts = new Set<Promise<void>>();
   private readonly recorder: OutcomeRecorder;
+  private readonly secrets = new OpenedSecrets();
   private heartbeat: NodeJS.Timeout | undefined;
   private refillTimer: NodeJS.Timeout | undefined;
   private lastRetryClaim = 0;
@@ -182,7 +183,7 @@ export class DeliveryWorker {
     const [job] = jobs;
     if (jobs.length > 1 || batchedFormat(job!.format)) return attemptBatch(this.deps, this.transports, jobs, record);
     const keys = await this.deps.keyring.forTenant(job!.tenant_id);
-    const target = openWebhookSecrets(keys, job!);
+    const target = this.secrets.open(keys, job!);
     const attemptedAt = this.deps.clock.now();
     const deliveryId = prefixedId('dlv', attemptedAt.getTime());
     const outcome = await sendEvent(this.transports, target, openPayload(keys, job!.payload),
