@@ -28,6 +28,7 @@ import * as m0026 from './0026_usage_rollups.js';
 import * as m0027 from './0027_job_leases_in_place.js';
 import * as m0028 from './0028_usage_rollup_slots.js';
 import * as m0029 from './0029_usage_rollup_slot_blocks.js';
+import * as m0030 from './0030_sealing_pass_on_new_stores.js';
 
 /**
  * A migration: `up` runs in a transaction of its own, unless it exports `transactional = false`
@@ -71,4 +72,5 @@ export const migrations: Record<string, ServiceMigration> = {
   '0027_job_leases_in_place': m0027,
   '0028_usage_rollup_slots': m0028,
   '0029_usage_rollup_slot_blocks': m0029,
+  '0030_sealing_pass_on_new_stores': m0030,
 };
