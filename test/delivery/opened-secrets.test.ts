@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTenantKeys, type TenantKeys } from '../../src/platform/crypto/envelope.js';
+import { DecryptionError } from '../../src/platform/crypto/sealed-text.js';
 import { OpenedSecrets, sealWebhookSecrets, type WebhookSecrets } from '../../src/modules/delivery/secrets.js';
 
 /** A webhook row's secrets as the store returns them: sealed, `headers` an object of sealed values. */
@@ -36,6 +37,12 @@ describe('a worker\'s opened webhook secrets (OpenedSecrets)', () => {
     expect(readsForFirst).toBeGreaterThan(0);
     expect(opened.open(counted, { ...row })).toEqual({ ...row, ...secrets });
     expect(counter.reads).toBe(readsForFirst);
+  });
+
+  it('does not open a webhook\'s texts moved to another tenant, even once opened for their own', () => {
+    const opened = new OpenedSecrets();
+    opened.open(keys, row);
+    expect(() => opened.open(createTenantKeys('0190a0b0-0000-7000-8000-000000000002'), row)).toThrow(DecryptionError);
   });
 
   it('opens a rotated secret or a changed header anew', () => {

@@ -64,7 +64,8 @@ export class OpenedSecrets {
 
   open<T extends WebhookSecrets & { secrets_sealed: boolean }>(keys: TenantKeys, row: T): T {
     if (!row.secrets_sealed) return row;
-    const key = JSON.stringify([row.signing_secret, row.previous_signing_secret, row.auth_token, row.headers]);
+    // The tenant too: a text moved to another tenant must fail to open there, as it does uncached.
+    const key = JSON.stringify([keys.tenantId, row.signing_secret, row.previous_signing_secret, row.auth_token, row.headers]);
     let secrets = this.opened.get(key);
     if (!secrets) {
       const { headers, auth_token, signing_secret, previous_signing_secret } = openWebhookSecrets(keys, row);
