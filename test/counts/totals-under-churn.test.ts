@@ -4,13 +4,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertTotal } from '../../src/modules/counts/alert-sums.js';
 import { compactAlertCounts, compactCounts } from '../../src/modules/counts/compaction.js';
-import type { ListCriteria } from '../../src/modules/interactions/interactions.list.js';
 import { countQuery } from '../../src/modules/interactions/interactions.totals.js';
 import { applyDataRetention } from '../../src/modules/retention/data-retention.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { classification, createPolicy, interactionBody } from '../helpers/interactions-fixtures.js';
 import { STORES } from '../helpers/stores.js';
-import { PLATFORMS, USERS, plainCount, randomFilters, seedSpread } from '../interactions/totals-fixtures.js';
+import { PLATFORMS, USERS, type Filters, plainCount, randomFilters, seedSpread, toCriteria } from '../interactions/totals-fixtures.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 /** Writer rounds at least: with 3 hours a round and a retention of one day, retention deletes from the ninth on. */
@@ -37,14 +36,8 @@ describe.each(STORES)('totals while ingest, deletes, retention, erasure and fold
   afterAll(async () => h.close());
 
   /** Both counts of a snapshot: the totals as the service reads them, and count(*) of the rows. */
-  async function totalsInOneSnapshot(filters: Parameters<typeof plainCount>[2]) {
-    const criteria: ListCriteria = {
-      ...(filters as Omit<ListCriteria, 'range'>),
-      range: {
-        start: filters.start_date === undefined ? undefined : new Date(filters.start_date),
-        end: filters.end_date === undefined ? undefined : new Date(filters.end_date),
-      },
-    };
+  async function totalsInOneSnapshot(filters: Filters) {
+    const criteria = toCriteria(filters);
     return h.db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
       const total = Number((await countQuery(tx, t.tenantId, criteria).executeTakeFirstOrThrow()).total);
       const plain = await plainCount(tx, t.tenantId, filters);

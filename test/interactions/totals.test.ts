@@ -3,12 +3,11 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactCounts } from '../../src/modules/counts/compaction.js';
-import type { ListCriteria } from '../../src/modules/interactions/interactions.list.js';
 import { countQuery } from '../../src/modules/interactions/interactions.totals.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { classification, interactionBody } from '../helpers/interactions-fixtures.js';
 import { STORES } from '../helpers/stores.js';
-import { plainCount, randomFilters, type Filters, seedSpread } from './totals-fixtures.js';
+import { plainCount, randomFilters, type Filters, seedSpread, toCriteria } from './totals-fixtures.js';
 
 const RUNS = 60;
 
@@ -93,13 +92,3 @@ describe.each(STORES)('exact totals [%s]', (kind) => {
     }
   }, 300_000);
 });
-
-function toCriteria(filters: Filters): ListCriteria {
-  return {
-    ...(filters as Omit<ListCriteria, 'range'>),
-    range: {
-      start: filters.start_date === undefined ? undefined : new Date(filters.start_date),
-      end: filters.end_date === undefined ? undefined : new Date(filters.end_date),
-    },
-  };
-}
