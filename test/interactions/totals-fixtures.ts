@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { expect } from 'vitest';
 import type { Database } from '../../src/kernel/tables/database.js';
-import type { ListCriteria } from '../../src/modules/interactions/interactions.list.js';
 import { floor } from '../../src/modules/counts/buckets.js';
 import type { Harness, TestTenant } from '../helpers/harness.js';
 import { classification, interactionBody } from '../helpers/interactions-fixtures.js';
@@ -113,15 +112,4 @@ export async function plainCount(db: Kysely<Database> | Transaction<Database>, t
   }
   const { rows } = await sql<{ n: string | number }>`select count(*) as n from interactions where ${sql.join(conditions, sql` and `)}`.execute(db);
   return Number(rows[0]!.n);
-}
-
-/** The list criteria the service reads `filters` as (for its count query, called directly). */
-export function toCriteria(filters: Filters): ListCriteria {
-  return {
-    ...(filters as Omit<ListCriteria, 'range'>),
-    range: {
-      start: filters.start_date === undefined ? undefined : new Date(filters.start_date),
-      end: filters.end_date === undefined ? undefined : new Date(filters.end_date),
-    },
-  };
 }
