@@ -70,8 +70,9 @@ export class OpenedSecrets {
     if (!secrets) {
       const { headers, auth_token, signing_secret, previous_signing_secret } = openWebhookSecrets(keys, row);
       secrets = { headers, auth_token, signing_secret, previous_signing_secret };
-      if (this.opened.size >= this.maxWebhooks) this.opened.clear();
       this.opened.set(key, secrets);
+      // The oldest opened goes first (a Map keeps insertion order), as in the credential cache.
+      if (this.opened.size > this.maxWebhooks) this.opened.delete(this.opened.keys().next().value!);
     }
     return { ...row, ...secrets };
   }
