@@ -112,13 +112,13 @@ describe.skipIf(!chromiumFound).each(STORES)('console webhooks [%s]', (kind) => 
         body: { name: 'No secrets', action: 'block', severity: 'high', conditions: { classification_types: ['api_key'] } },
       });
       expect(policy.statusCode).toBe(201);
-      await receiver.waitFor(() => at().some((r) => bodyOf(r).event_type === 'policy.created'));
+      await receiver.waitFor(() => at().some((r) => bodyOf(r).event_type === 'policy.created'), WORKER_WAIT.timeout);
       const eventRow = historyRows(page).filter({ hasText: 'policy.created' });
       await expect.poll(() => refreshedCount(page, 'policy.created'), WORKER_WAIT).toBe(1);
       expect(await eventRow.textContent()).toMatch(/Delivered.*200/);
       await eventRow.getByRole('button', { name: /Redeliver/ }).click();
       await expect.poll(() => page.getByRole('status').filter({ hasText: 'Redelivery of policy.created queued' }).isVisible()).toBe(true);
-      await receiver.waitFor(() => at().filter((r) => bodyOf(r).event_type === 'policy.created').length === 2);
+      await receiver.waitFor(() => at().filter((r) => bodyOf(r).event_type === 'policy.created').length === 2, WORKER_WAIT.timeout);
       const [first, again] = at().filter((r) => bodyOf(r).event_type === 'policy.created');
       expect(bodyOf(again!).id).toBe(bodyOf(first!).id);
       await expect.poll(() => refreshedCount(page, 'policy.created'), WORKER_WAIT).toBe(2);
@@ -155,7 +155,7 @@ describe.skipIf(!chromiumFound).each(STORES)('console webhooks [%s]', (kind) => 
       expect(await page.content()).not.toContain(newSecret);
       await page.getByLabel('Event type').selectOption('policy.created');
       await page.getByRole('button', { name: 'Send test' }).click();
-      await receiver.waitFor(() => at().length === 4);
+      await receiver.waitFor(() => at().length === 4, WORKER_WAIT.timeout);
       const afterRotation = at()[3]!;
       expect(() => verifyStandard(newSecret, afterRotation)).not.toThrow();
       expect(afterRotation.headers.authorization).toBeUndefined();

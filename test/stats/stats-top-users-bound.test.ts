@@ -1,19 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Harness, type TestTenant } from '../helpers/harness.js';
+import type { Harness as TestHarness, TestTenant } from '../helpers/harness.js';
 import { interactionBody } from '../helpers/interactions-fixtures.js';
 import { STORES } from '../helpers/stores.js';
 
 // The bound is 200,000 high-risk interactions in the range; 5 here, so that a test can cross it.
-vi.mock('../../src/modules/stats/stats.top-users.js', async (original) => ({
+// Test files share their worker's modules (vitest.config.ts), which may already hold the real
+// constant: the app is loaded anew for this file, with the mock, and without it after the file.
+const TOP_USERS_MODULE = '../../src/modules/stats/stats.top-users.js';
+vi.resetModules();
+vi.doMock(TOP_USERS_MODULE, async (original) => ({
   ...await original<typeof import('../../src/modules/stats/stats.top-users.js')>(),
   TOP_USERS_MAX_HIGH_RISK: 5,
 }));
+const { Harness } = await import('../helpers/harness.js');
+afterAll(() => {
+  vi.doUnmock(TOP_USERS_MODULE);
+  vi.resetModules();
+});
 
 const HOUR = 60 * 60 * 1000;
 const USER = '0190a0a0-0000-7000-8000-000000000001';
 
 describe.each(STORES)('stats top users past their bound [%s]', (kind) => {
-  let h: Harness;
+  let h: TestHarness;
   let t: TestTenant;
   let later: string;
 
