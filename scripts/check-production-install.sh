@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# --built: dist/ is already this checkout's build (CI builds it once for every check).
+# --built: dist/ is already this checkout's build (in CI, the one the tests made).
 if [ "${1:-}" != "--built" ]; then npm run build --silent; fi
 dir="$(mktemp -d)"
 pid=""

@@ -20,7 +20,8 @@ describe.each(STORES)('webhook delivery [%s]', (kind) => {
     smtp = await SmtpReceiver.start();
     h = await Harness.start(kind, {
       workers: true,
-      env: deliveryEnv(certificates, { SMTP_URL: smtp.url, PUBLIC_BASE_URL: 'https://governance.example.com' }),
+      // 500 ms: the receiver's 800 ms answers time out (the schedule and test-send tests).
+      env: deliveryEnv(certificates, { SMTP_URL: smtp.url, PUBLIC_BASE_URL: 'https://governance.example.com', WEBHOOK_TIMEOUT_MS: '500' }),
     });
   });
   afterAll(async () => {

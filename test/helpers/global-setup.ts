@@ -20,17 +20,16 @@ declare module 'vitest' {
 }
 
 /**
- * Builds dist/ once per run, for the tests that start the service as a real process (with the
- * store seed a first start unpacks), the console (dist/console, served by every app the tests
- * build) and sdk/dist/, for the example receiver the tests start. Then one migrated store of each
+ * Builds dist/ once per run (`npm run build`; CI's checks after the tests read it too), for the
+ * tests that start the service as a real process (with the store seed a first start unpacks), the
+ * console (dist/console, served by every app the tests build) and sdk/dist/, for the example
+ * receiver the tests start. Then one migrated store of each
  * kind for the test stores to start from: a new embedded store costs an initdb (~2-3 s) and the
  * migrations, once per test file otherwise. The embedded one is the build's store seed.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-  execFileSync(process.execPath, ['scripts/build-embedded-seed.mjs'], { stdio: 'inherit' });
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   execFileSync('npx', ['tsc', '-p', 'sdk/tsconfig.json'], { stdio: 'inherit' });
-  execFileSync('npm', ['run', 'build:console', '--silent'], { stdio: 'inherit' });
   if (!chromiumFound) console.log(BROWSER_SKIP_NOTICE);
 
   project.provide('pgliteSnapshot', EMBEDDED_SEED_BUILT);

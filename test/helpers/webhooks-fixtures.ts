@@ -5,13 +5,18 @@ import { emit } from '../../src/platform/outbox/outbox.js';
 import type { Harness, TestTenant } from './harness.js';
 import type { ReceivedRequest, TestCertificates } from './https-receiver.js';
 
-/** Environment of a harness that delivers to the test receivers quickly. */
+/**
+ * Environment of a harness that delivers to the test receivers quickly: retries within a second.
+ * The request timeout is seconds, not the service's short test value: on a loaded machine a
+ * receiver (often a process of its own) can take over half a second to answer, and six attempts
+ * that all time out end a delivery unseen. A test of the timeout itself sets a short one.
+ */
 export function deliveryEnv(certificates: TestCertificates, extra: Record<string, string> = {}): Record<string, string> {
   return {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_CA_FILE: certificates.caFile,
     WEBHOOK_RETRY_DELAYS_MS: '0,50,100,150,200',
-    WEBHOOK_TIMEOUT_MS: '500',
+    WEBHOOK_TIMEOUT_MS: '5000',
     ...extra,
   };
 }

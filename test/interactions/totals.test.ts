@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertTotal } from '../../src/modules/counts/alert-sums.js';
 import { compactAlertCounts, compactCounts } from '../../src/modules/counts/compaction.js';
-import type { ListCriteria } from '../../src/modules/interactions/interactions.list.js';
+import { listCriteriaOf } from '../../src/modules/interactions/interactions.service.js';
 import { countQuery } from '../../src/modules/interactions/interactions.totals.js';
 import { applyDataRetention } from '../../src/modules/retention/data-retention.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
@@ -97,7 +97,7 @@ describe.each(STORES)('exact totals [%s]', (kind) => {
       }
     })();
     const property = fc.asyncProperty(randomFilters(() => timestamps), async (filters) => {
-      const criteria = toCriteria(filters);
+      const criteria = listCriteriaOf(filters as Parameters<typeof listCriteriaOf>[0]);
       // Both counts in one snapshot: what the list would answer, and count(*); the same for the open alerts.
       const [total, plain, alerts] = await h.db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => [
         Number((await countQuery(tx, t.tenantId, criteria).executeTakeFirstOrThrow()).total),
@@ -121,13 +121,3 @@ describe.each(STORES)('exact totals [%s]', (kind) => {
     await expectExact('after the churn');
   }, 300_000);
 });
-
-function toCriteria(filters: Filters): ListCriteria {
-  return {
-    ...(filters as Omit<ListCriteria, 'range'>),
-    range: {
-      start: filters.start_date === undefined ? undefined : new Date(filters.start_date),
-      end: filters.end_date === undefined ? undefined : new Date(filters.end_date),
-    },
-  };
-}

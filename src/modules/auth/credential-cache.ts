@@ -4,6 +4,7 @@ import { sha256Hex } from '../../kernel/crypto.js';
 import { acrossTenants, inTenants } from '../../platform/store/tenant-scope.js';
 import { API_KEY_PREFIX } from '../../platform/identity/tokens.js';
 import { type Credential, type LoadedCredential, loadCredential, touchApiKey } from './credentials.js';
+import { rememberNewest } from '../../kernel/newest-first.js';
 
 const MAX_ENTRIES = 10_000;
 /** `last_used_at` of an API key is written at most this often, not on every request. */
@@ -63,9 +64,7 @@ export class CredentialCache {
   }
 
   private remember(hash: string, entry: LoadedCredential): void {
-    this.entries.delete(hash);
-    this.entries.set(hash, entry);
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    rememberNewest(this.entries, hash, entry, MAX_ENTRIES);
   }
 
   private async markUsed(entry: LoadedCredential, now: Date): Promise<void> {

@@ -1,4 +1,5 @@
 import { decryptValue, encryptValue, type TenantKeys } from '../../platform/crypto/envelope.js';
+import { rememberNewest } from '../../kernel/newest-first.js';
 
 /** What a webhook keeps to sign and authenticate its deliveries: never stored in clear. */
 export interface WebhookSecrets {
@@ -70,9 +71,7 @@ export class OpenedSecrets {
     if (!secrets) {
       const { headers, auth_token, signing_secret, previous_signing_secret } = openWebhookSecrets(keys, row);
       secrets = { headers, auth_token, signing_secret, previous_signing_secret };
-      this.opened.set(key, secrets);
-      // The oldest opened goes first (a Map keeps insertion order), as in the credential cache.
-      if (this.opened.size > this.maxWebhooks) this.opened.delete(this.opened.keys().next().value!);
+      rememberNewest(this.opened, key, secrets, this.maxWebhooks);
     }
     return { ...row, ...secrets };
   }

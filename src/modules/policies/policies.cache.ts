@@ -5,6 +5,7 @@ import type { PlatformStatus } from '../../kernel/tables/platforms.js';
 import { platformStatusesOf } from '../platforms/platforms.statuses.js';
 import type { PolicyRule } from './policies.evaluate.js';
 import { loadEnabledPolicies } from './policies.repo.js';
+import { rememberNewest } from '../../kernel/newest-first.js';
 
 const MAX_TENANTS = 10_000;
 
@@ -49,8 +50,6 @@ export class PolicyCache {
   }
 
   private remember(tenantId: string, version: number, rules: TenantRules): void {
-    this.entries.delete(tenantId);
-    this.entries.set(tenantId, { version, rules });
-    if (this.entries.size > MAX_TENANTS) this.entries.delete(this.entries.keys().next().value!);
+    rememberNewest(this.entries, tenantId, { version, rules }, MAX_TENANTS);
   }
 }
