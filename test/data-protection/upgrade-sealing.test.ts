@@ -37,15 +37,17 @@ async function startService(env: Record<string, string>, cli?: string) {
   return { proc, call };
 }
 
+// One build of the earlier release for both stores.
+let release: ReturnType<typeof buildRelease>;
+beforeAll(() => {
+  release = buildRelease(releaseBefore('src/platform/store/migrations/0013_detected_values.ts'));
+}, 180_000);
+afterAll(() => release?.remove());
+
 describe.each(STORES)('upgrade from the release before sealed values [%s]', (kind) => {
-  let release: ReturnType<typeof buildRelease>;
   const cleanups: Array<() => Promise<unknown>> = [];
-  beforeAll(() => {
-    release = buildRelease(releaseBefore('src/platform/store/migrations/0013_detected_values.ts'));
-  }, 180_000);
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
-    release?.remove();
   });
 
   it('seals what the earlier release stored, and reads return the same values', { timeout: 240_000 }, async () => {
