@@ -47,7 +47,18 @@ function serviceEnv(extra) {
     BOOTSTRAP_ADMIN_EMAIL: ADMIN.email, BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     ...(extra.DATABASE_URL ? { DATA_ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY } : {}),
     ...extra,
+    ...extraServiceEnv(),
   };
+}
+
+/** BENCH_SERVICE_ENV='NAME=value NAME=value': settings every service the bench starts gets, over its own (to compare a setting). */
+function extraServiceEnv() {
+  const pairs = process.env.BENCH_SERVICE_ENV?.split(' ').filter(Boolean) ?? [];
+  return Object.fromEntries(pairs.map((pair) => {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`BENCH_SERVICE_ENV: expected NAME=value, got ${pair}`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }));
 }
 
 /** The Node options `npm start` gives the service (package.json), so the bench measures the same process. */
@@ -66,6 +77,7 @@ const START_NODE_ARGS = (() => {
 export async function startService(env, { nodeArgs: extraArgs = [] } = {}) {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   // e.g. BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service
+  // (and BENCH_SERVICE_ENV='WEBHOOK_CONCURRENCY_PER_WEBHOOK=16' to run it with another setting)
   const nodeArgs = [...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...extraArgs];
   const child = trackChild(spawn(process.execPath, [...START_NODE_ARGS, ...nodeArgs, 'dist/cli.js', 'serve'], {
     cwd: ROOT, env: serviceEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }), stdio: ['ignore', 'ignore', 'inherit'],

@@ -18,9 +18,15 @@ export class Poller {
     return this.stopped;
   }
 
-  start(): void {
+  /** Runs `work` at once, or first after `firstRunAfterMs` (unless woken before). */
+  start(firstRunAfterMs = 0): void {
     this.stopped = false;
-    this.wake();
+    if (firstRunAfterMs <= 0) {
+      this.wake();
+      return;
+    }
+    this.timer = setTimeout(() => this.wake(), firstRunAfterMs);
+    this.timer.unref();
   }
 
   wake(): void {

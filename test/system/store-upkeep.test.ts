@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreUpkeepWorker } from '../../src/platform/store/upkeep.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { interactionBody } from '../helpers/interactions-fixtures.js';
 import { STORES } from '../helpers/stores.js';
@@ -57,5 +59,29 @@ describe.each(STORES)('table upkeep [%s]', (kind) => {
     // Never analyzed, the table's row estimate was -1; now it is the rows it held then.
     const { rows: [table] } = await sql<{ tuples: number }>`select reltuples as tuples from pg_class where relname = 'interactions'`.execute(h.db);
     expect(table!.tuples).toBeGreaterThan(0);
+  });
+
+  it('leaves its first look for one interval after start, then does what was waiting', async () => {
+    const waiting = await Harness.start(kind);
+    try {
+      const fresh = await waiting.tenant();
+      await send(waiting, fresh, 5_000);
+      const analyzed = async () => (await sql<{ analyzed: boolean }>`
+        select ${kind === 'postgres'
+          ? sql`(select last_analyze is not null from pg_stat_user_tables where relname = 'interactions')`
+          : sql`(select relpages > 0 from pg_class where relname = 'interactions')`} as analyzed`.execute(waiting.db)).rows[0]!.analyzed;
+      expect(await analyzed()).toBe(false);
+      const upkeep = new StoreUpkeepWorker(waiting.deps.store, pino({ level: 'silent' }), 5_000);
+      await upkeep.start();
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        expect(await analyzed()).toBe(false);
+        await expect.poll(analyzed, { timeout: 30_000, interval: 250 }).toBe(true);
+      } finally {
+        await upkeep.stop();
+      }
+    } finally {
+      await waiting.close();
+    }
   });
 });

@@ -82,13 +82,18 @@ const embeddedStates = sql<TableState>`
 export class StoreUpkeepWorker {
   private readonly poller: Poller;
 
-  constructor(private readonly store: Store, private readonly logger: Logger, intervalMs = CHECK_EVERY_MS) {
+  constructor(private readonly store: Store, private readonly logger: Logger, private readonly intervalMs = CHECK_EVERY_MS) {
     this.poller = new Poller(() => this.upkeep(), intervalMs,
       (error) => logFailure(store, logger, 'warn', error, 'table upkeep failed; will retry'));
   }
 
+  /**
+   * The first check comes one interval after start, as autovacuum's first look comes a naptime
+   * after the server's: a restarted service spends its first seconds on what waited for it (a
+   * backlog of deliveries, the requests of a rollout), not on ANALYZE and VACUUM beside them.
+   */
   async start(): Promise<void> {
-    this.poller.start();
+    this.poller.start(this.intervalMs);
   }
 
   async stop(): Promise<void> {
