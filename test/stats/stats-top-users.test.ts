@@ -1,9 +1,12 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rollUpUsage } from '../../src/modules/rollups/usage-rollups.job.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { interactionBody } from '../helpers/interactions-fixtures.js';
 import { STORES } from '../helpers/stores.js';
 
 const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
 const user = (n: number) => `0190a0a0-0000-7000-8000-0000000000${String(n).padStart(2, '0')}`;
 
 interface Item { user_id: string | null; risk_score: number }
@@ -110,5 +113,26 @@ describe.each(STORES)('stats top users [%s]', (kind) => {
     await createAll(quiet, itemsOf(user(1), 0, 4));
     const response = await h.call('GET', '/api/v1/stats', { token: quiet.adminToken });
     expect(response.json().top_users).toEqual([]);
+  });
+
+  // Last: it empties the tenant's roll-ups.
+  it('reads the days rolled up from their roll-ups and the rest from the rows, with the same answers', async () => {
+    const run = await rollUpUsage(h.deps.store.db, new Date(h.clock.now().getTime() + 3 * DAY), [t.tenantId]);
+    expect(run.days).toBeGreaterThan(0);
+    const before = new Date(Date.parse(lateStart) - 1).toISOString();
+    expect(await topUsers()).toEqual(expectedTop([...early, ...late]));
+    expect(await topUsers({ start_date: lateStart })).toEqual(expectedTop(late));
+    expect(await topUsers({ end_date: before })).toEqual(expectedTop(early));
+    // An erasure marks its days changed: they are read from the rows until rolled up again.
+    const erased = await h.call('POST', `/api/v1/users/${user(7)}/erase-interactions`, { token: t.adminToken });
+    expect(erased.statusCode, erased.body).toBeLessThan(300);
+    const remaining = [...early, ...late].filter((item) => item.user_id !== user(7));
+    expect(await topUsers()).toEqual(expectedTop(remaining));
+    await rollUpUsage(h.deps.store.db, new Date(h.clock.now().getTime() + 3 * DAY), [t.tenantId]);
+    expect(await topUsers()).toEqual(expectedTop(remaining));
+    // The roll-ups are what is read for the days they cover: emptied behind the service's back, those days count nothing.
+    await sql`update usage_rollups set high_risk = ''::bytea where tenant_id = ${t.tenantId}`.execute(h.db);
+    await sql`update usage_rollup_slots set high_risk = ''::bytea where tenant_id = ${t.tenantId}`.execute(h.db);
+    expect(await topUsers()).toEqual([]);
   });
 });

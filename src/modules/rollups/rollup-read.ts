@@ -67,13 +67,21 @@ export async function planOf(db: Db, tenantId: string, range: DateRange): Promis
 
 /**
  * Adds the roll-ups of the blocks of days and of the slots to `figures`: the platforms' users
- * only, or everything people at risk needs. Each bitmap comes as a row of its own, read as binary
- * (bytea) rather than inside an array.
+ * only, everything people at risk needs, or each user's high-risk interactions only (the stats'
+ * top users). Each bitmap comes as a row of its own, read as binary (bytea) rather than inside an array.
  */
-export async function addRollups(db: Db, tenantId: string, plan: Pick<RollupPlan, 'blocks' | 'slots'>, figures: UsageFigures, what: 'platforms' | 'people') {
+export async function addRollups(
+  db: Db, tenantId: string, plan: Pick<RollupPlan, 'blocks' | 'slots'>, figures: UsageFigures, what: 'platforms' | 'people' | 'high_risk',
+) {
   const { blocks, slots } = plan;
   if (blocks.length === 0 && slots.length === 0) return;
-  const people = what === 'people';
+  const platforms = sql`select 'platform' as kind, u.name, u.bits, u.interactions, u.high from r
+    cross join unnest(r.platforms, r.platform_users, r.platform_interactions, r.platform_high_risk) as u(name, bits, interactions, high)`;
+  const highRisk = sql`select 'high_risk' as kind, null as name, r.high_risk as bits, null as interactions, null as high from r`;
+  const people = sql`${platforms}
+    union all select 'type', u.name, u.bits, null, null from r cross join unnest(r.types, r.type_users) as u(name, bits)
+    union all ${highRisk}
+    union all select 'violations', null, r.violations, null, null from r`;
   const { rows } = await sql<{ kind: 'high_risk' | 'violations' | 'platform' | 'type'; name: string | null; bits: Uint8Array; interactions: string | null; high: string | null }>`
     with r as (
       select r.high_risk, r.violations, r.platforms, r.platform_users, r.platform_interactions, r.platform_high_risk, r.types, r.type_users
@@ -83,12 +91,7 @@ export async function addRollups(db: Db, tenantId: string, plan: Pick<RollupPlan
       select s.high_risk, s.violations, s.platforms, s.platform_users, s.platform_interactions, s.platform_high_risk, s.types, s.type_users
       from unnest(${slots.map((slot) => slot.minutes)}::int[], ${slots.map((slot) => slot.slot)}::int[]) as t(minutes, slot)
       join usage_rollup_slots s on s.tenant_id = ${tenantId} and s.minutes = t.minutes and s.slot = t.slot)
-    select 'platform' as kind, u.name, u.bits, u.interactions, u.high from r
-    cross join unnest(r.platforms, r.platform_users, r.platform_interactions, r.platform_high_risk) as u(name, bits, interactions, high)
-    ${people ? sql`
-    union all select 'type', u.name, u.bits, null, null from r cross join unnest(r.types, r.type_users) as u(name, bits)
-    union all select 'high_risk', null, r.high_risk, null, null from r
-    union all select 'violations', null, r.violations, null, null from r` : sql``}`.execute(db);
+    ${what === 'people' ? people : what === 'platforms' ? platforms : highRisk}`.execute(db);
   for (const { kind, name, bits, interactions, high } of rows) {
     if (kind === 'type') figures.addEncoded({ types: [name!], type_users: [bits] });
     else if (kind !== 'platform') figures.addEncoded({ [kind]: bits });

@@ -72,9 +72,9 @@ export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFi
 }
 
 /**
- * The top users, or null when the range holds more than TOP_USERS_MAX_HIGH_RISK high-risk
- * interactions: known exactly, without reading their rows, from the counts by risk bucket just
- * read (buckets 7 to 9 are the scores from 0.7).
+ * The top users (in a transaction of their own), or null when the range holds more than
+ * TOP_USERS_MAX_HIGH_RISK high-risk interactions: known exactly, without reading their rows, from
+ * the counts by risk bucket just read (buckets 7 to 9 are the scores from 0.7).
  */
 function boundedTopUsers(db: Kysely<Database>, tenantId: string, range: DateRange, groups: GroupRow[]) {
   const highRisk = groups.filter((row) => row.kind === 'source' && row.risk_bucket! >= HIGH_RISK_BUCKET)
