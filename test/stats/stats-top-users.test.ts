@@ -1,39 +1,7 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rollUpUsage } from '../../src/modules/rollups/usage-rollups.job.js';
 import { Harness, type TestTenant } from '../helpers/harness.js';
-import { interactionBody } from '../helpers/interactions-fixtures.js';
 import { STORES } from '../helpers/stores.js';
-
-const HOUR = 60 * 60 * 1000;
-const DAY = 24 * HOUR;
-const user = (n: number) => `0190a0a0-0000-7000-8000-0000000000${String(n).padStart(2, '0')}`;
-
-interface Item { user_id: string | null; risk_score: number }
-
-/** `high` interactions of the user at or above 0.7 and `low` below it, thresholds and their neighbours included. */
-function itemsOf(user_id: string | null, high: number, low: number): Item[] {
-  const highScores = [0.7, 1, 0.7000000000000001, 0.95, 0.8];
-  const lowScores = [0.6999999999999999, 0, 0.5, 0.69];
-  return [
-    ...Array.from({ length: high }, (_, i) => ({ user_id, risk_score: highScores[i % highScores.length]! })),
-    ...Array.from({ length: low }, (_, i) => ({ user_id, risk_score: lowScores[i % lowScores.length]! })),
-  ];
-}
-
-/** What top_users should be, counted in JavaScript from the items. */
-function expectedTop(items: Item[]) {
-  const users = new Map<string, { user_id: string; high_risk: number; total: number }>();
-  for (const item of items) {
-    if (item.user_id === null) continue;
-    const entry = users.get(item.user_id) ?? { user_id: item.user_id, high_risk: 0, total: 0 };
-    entry.total += 1;
-    if (item.risk_score >= 0.7) entry.high_risk += 1;
-    users.set(item.user_id, entry);
-  }
-  return [...users.values()].filter((u) => u.high_risk > 0)
-    .sort((a, b) => b.high_risk - a.high_risk || (a.user_id < b.user_id ? -1 : 1)).slice(0, 10);
-}
+import { HOUR, type Item, createAll, expectedTop, itemsOf, seedTopUsers, user } from '../helpers/top-users-fixtures.js';
 
 describe.each(STORES)('stats top users [%s]', (kind) => {
   let h: Harness;
@@ -42,36 +10,10 @@ describe.each(STORES)('stats top users [%s]', (kind) => {
   let late: Item[];
   let lateStart: string;
 
-  async function createAll(tenant: TestTenant, items: Item[]) {
-    const response = await h.call('POST', '/api/v1/interactions/batch', {
-      token: tenant.adminToken, body: items.map((item) => interactionBody({ ...item })),
-    });
-    expect(response.statusCode, response.body).toBe(200);
-    expect(response.json().stored).toBe(items.length);
-  }
-
   beforeAll(async () => {
     h = await Harness.start(kind);
     t = await h.tenant();
-    // Ties on 5, 3 and 2 high-risk interactions (with the later ones), broken by user_id; twelve users have some,
-    // so two are left out, one of them tied with the tenth.
-    early = [
-      ...itemsOf(user(3), 5, 1), ...itemsOf(user(7), 5, 4), ...itemsOf(user(1), 4, 0), ...itemsOf(user(12), 3, 2),
-      ...itemsOf(user(2), 3, 0), ...itemsOf(user(5), 3, 7), ...itemsOf(user(4), 2, 1), ...itemsOf(user(6), 2, 0),
-      ...itemsOf(user(10), 2, 0), ...itemsOf(user(9), 1, 3), ...itemsOf(user(8), 1, 1),
-      // Only below the threshold; and high-risk interactions of no user.
-      ...itemsOf(user(11), 0, 9), ...itemsOf(null, 12, 2),
-    ];
-    await createAll(t, early);
-    h.clock.advance(2 * HOUR);
-    // Later: user 11 gets high-risk interactions, user 3 low ones only.
-    late = [...itemsOf(user(11), 2, 1), ...itemsOf(user(3), 0, 3), ...itemsOf(user(8), 1, 0)];
-    // Every later row is stored at or after this instant, every earlier one two hours before it.
-    lateStart = h.clock.now().toISOString();
-    await createAll(t, late);
-    h.clock.reset();
-    // Another tenant: the same users with far more high-risk interactions, never counted.
-    await createAll(await h.tenant('Other'), [...itemsOf(user(11), 30, 0), ...itemsOf(user(3), 30, 5)]);
+    ({ early, late, lateStart } = await seedTopUsers(h, t));
   }, 60_000);
   afterAll(async () => h.close());
 
@@ -110,29 +52,8 @@ describe.each(STORES)('stats top users [%s]', (kind) => {
 
   it('is empty for a tenant without high-risk interactions', async () => {
     const quiet = await h.tenant('Quiet');
-    await createAll(quiet, itemsOf(user(1), 0, 4));
+    await createAll(h, quiet, itemsOf(user(1), 0, 4));
     const response = await h.call('GET', '/api/v1/stats', { token: quiet.adminToken });
     expect(response.json().top_users).toEqual([]);
-  });
-
-  // Last: it empties the tenant's roll-ups.
-  it('reads the days rolled up from their roll-ups and the rest from the rows, with the same answers', async () => {
-    const run = await rollUpUsage(h.deps.store.db, new Date(h.clock.now().getTime() + 3 * DAY), [t.tenantId]);
-    expect(run.days).toBeGreaterThan(0);
-    const before = new Date(Date.parse(lateStart) - 1).toISOString();
-    expect(await topUsers()).toEqual(expectedTop([...early, ...late]));
-    expect(await topUsers({ start_date: lateStart })).toEqual(expectedTop(late));
-    expect(await topUsers({ end_date: before })).toEqual(expectedTop(early));
-    // An erasure marks its days changed: they are read from the rows until rolled up again.
-    const erased = await h.call('POST', `/api/v1/users/${user(7)}/erase-interactions`, { token: t.adminToken });
-    expect(erased.statusCode, erased.body).toBeLessThan(300);
-    const remaining = [...early, ...late].filter((item) => item.user_id !== user(7));
-    expect(await topUsers()).toEqual(expectedTop(remaining));
-    await rollUpUsage(h.deps.store.db, new Date(h.clock.now().getTime() + 3 * DAY), [t.tenantId]);
-    expect(await topUsers()).toEqual(expectedTop(remaining));
-    // The roll-ups are what is read for the days they cover: emptied behind the service's back, those days count nothing.
-    await sql`update usage_rollups set high_risk = ''::bytea where tenant_id = ${t.tenantId}`.execute(h.db);
-    await sql`update usage_rollup_slots set high_risk = ''::bytea where tenant_id = ${t.tenantId}`.execute(h.db);
-    expect(await topUsers()).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import { type DateRange, parseDateRange } from '../../kernel/dates.js';
 import type { Severity, Source } from '../../kernel/tables/interactions.js';
 import type { StatsFilters, StatsResponse } from './stats.schemas.js';
 import { countSeries, seriesRange } from './stats.series.js';
-import { TOP_USERS_MAX_HIGH_RISK, TOP_USERS_RISK, topUsers } from './stats.top-users.js';
+import { TOP_USERS_FROM_ROLLUPS_ABOVE, TOP_USERS_MAX_HIGH_RISK, TOP_USERS_RISK, topUsersFromRollups, topUsersFromRows } from './stats.top-users.js';
 
 const TOP = 100;
 // Bands are [min, max) except the last, [0.8, 1]: two risk buckets each (counts/buckets.ts).
@@ -72,14 +72,16 @@ export async function getStats(deps: Deps, ctx: RequestContext, filters: StatsFi
 }
 
 /**
- * The top users (in a transaction of their own), or null when the range holds more than
- * TOP_USERS_MAX_HIGH_RISK high-risk interactions: known exactly, without reading their rows, from
- * the counts by risk bucket just read (buckets 7 to 9 are the scores from 0.7).
+ * The top users, or null when the range holds more than TOP_USERS_MAX_HIGH_RISK high-risk
+ * interactions: known exactly, without reading their rows, from the counts by risk bucket just
+ * read (buckets 7 to 9 are the scores from 0.7). Past TOP_USERS_FROM_ROLLUPS_ABOVE they are read
+ * from the usage roll-ups (and the rows of what is not rolled up), else from their rows.
  */
 function boundedTopUsers(db: Kysely<Database>, tenantId: string, range: DateRange, groups: GroupRow[]) {
   const highRisk = groups.filter((row) => row.kind === 'source' && row.risk_bucket! >= HIGH_RISK_BUCKET)
     .reduce((sum, row) => sum + Number(row.count), 0);
-  const users = highRisk > TOP_USERS_MAX_HIGH_RISK ? Promise.resolve(null) : topUsers(db, tenantId, range);
+  const users = highRisk > TOP_USERS_MAX_HIGH_RISK ? Promise.resolve(null)
+    : highRisk > TOP_USERS_FROM_ROLLUPS_ABOVE ? topUsersFromRollups(db, tenantId, range) : topUsersFromRows(db, tenantId, range);
   // Awaited by getStats once the rest is read; meanwhile a failure must not count as unhandled.
   users.catch(() => {});
   return users;
