@@ -65,3 +65,10 @@ export async function seedTopUsers(h: Harness, t: TestTenant): Promise<{ early: 
   await createAll(h, await h.tenant('Other'), [...itemsOf(user(11), 30, 0), ...itemsOf(user(3), 30, 5)]);
   return { early, late, lateStart };
 }
+
+/** `top_users` of `GET /stats` for the tenant, with the query given. */
+export async function statsTopUsers(h: Harness, t: TestTenant, query: Record<string, string> = {}) {
+  const response = await h.call('GET', '/api/v1/stats', { token: t.adminToken, query });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().top_users;
+}

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Harness as TestHarness, TestTenant } from '../helpers/harness.js';
 import { STORES } from '../helpers/stores.js';
-import { DAY, type Item, expectedTop, seedTopUsers, user } from '../helpers/top-users-fixtures.js';
+import { DAY, type Item, expectedTop, seedTopUsers, statsTopUsers, user } from '../helpers/top-users-fixtures.js';
 
 // The top users come from the roll-ups past 50,000 high-risk interactions in the range; from 0
 // here, so that a few rows take that way. Test files share their worker's modules
@@ -35,11 +35,7 @@ describe.each(STORES)('stats top users from the roll-ups [%s]', (kind) => {
   }, 60_000);
   afterAll(async () => h.close());
 
-  async function topUsers(query: Record<string, string> = {}) {
-    const response = await h.call('GET', '/api/v1/stats', { token: t.adminToken, query });
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json().top_users;
-  }
+  const topUsers = (query: Record<string, string> = {}) => statsTopUsers(h, t, query);
   const rollUp = () => rollUpUsage(h.deps.store.db, new Date(h.clock.now().getTime() + 3 * DAY), [t.tenantId]);
   const before = () => new Date(Date.parse(lateStart) - 1).toISOString();
 

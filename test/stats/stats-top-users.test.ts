@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness, type TestTenant } from '../helpers/harness.js';
 import { STORES } from '../helpers/stores.js';
-import { HOUR, type Item, createAll, expectedTop, itemsOf, seedTopUsers, user } from '../helpers/top-users-fixtures.js';
+import { HOUR, type Item, createAll, expectedTop, itemsOf, seedTopUsers, statsTopUsers, user } from '../helpers/top-users-fixtures.js';
 
 describe.each(STORES)('stats top users [%s]', (kind) => {
   let h: Harness;
@@ -17,11 +17,7 @@ describe.each(STORES)('stats top users [%s]', (kind) => {
   }, 60_000);
   afterAll(async () => h.close());
 
-  async function topUsers(query: Record<string, string> = {}) {
-    const response = await h.call('GET', '/api/v1/stats', { token: t.adminToken, query });
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json().top_users;
-  }
+  const topUsers = (query: Record<string, string> = {}) => statsTopUsers(h, t, query);
 
   it('lists the ten users with the most interactions of risk_score >= 0.7, ties by user_id, with their totals', async () => {
     const top = await topUsers();
