@@ -1,6 +1,7 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import { type Keyset, type KeysetPage, sortKey } from '../../kernel/paging/cursor.js';
+import { userIdsOfNumbers } from '../rollups/rollup-read.js';
 import type { PersonFigures, UsageFigures } from '../rollups/usage-figures.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -70,14 +71,7 @@ const byRank = (a: RankedPerson, b: RankedPerson) => b.score - a.score || (a.use
 
 /** The people with their user ids, read for those known by number only. */
 async function withUserIds(db: Db, tenantId: string, people: readonly Person[]): Promise<RankedPerson[]> {
-  const unknown = people.filter((person) => person.user_id === null).map((person) => person.n);
-  const ids = new Map<number, string>();
-  if (unknown.length > 0) {
-    const { rows } = await sql<{ n: number; user_id: string }>`
-      select n, user_id from usage_rollup_users
-      where tenant_id = ${tenantId} and n = any(${unknown}::int[]) and user_id is not null`.execute(db);
-    for (const row of rows) ids.set(row.n, row.user_id);
-  }
+  const ids = await userIdsOfNumbers(db, tenantId, people.filter((person) => person.user_id === null).map((person) => person.n));
   return people.flatMap((person) => {
     const userId = person.user_id ?? ids.get(person.n);
     return userId === undefined ? [] : [{ ...person, user_id: userId, cursor_key: [person.score, userId] as [number, string] }];

@@ -133,3 +133,12 @@ export async function periodFigures(db: Db, tenantId: string, range: DateRange, 
   ]);
   return figures;
 }
+
+/** The user ids of the tenant's user numbers; an erased user's number has none and is left out. */
+export async function userIdsOfNumbers(db: Db, tenantId: string, numbers: readonly number[]): Promise<Map<number, string>> {
+  if (numbers.length === 0) return new Map();
+  const { rows } = await sql<{ n: number; user_id: string }>`
+    select n, user_id from usage_rollup_users
+    where tenant_id = ${tenantId} and n = any(${numbers}::int[]) and user_id is not null`.execute(db);
+  return new Map(rows.map((row) => [row.n, row.user_id]));
+}

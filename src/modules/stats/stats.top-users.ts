@@ -2,7 +2,7 @@ import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from '../../kernel/tables/database.js';
 import type { DateRange } from '../../kernel/dates.js';
 import type { LiveInterval } from '../rollups/rollup-plan.js';
-import { addRollups, planOf } from '../rollups/rollup-read.js';
+import { addRollups, planOf, userIdsOfNumbers } from '../rollups/rollup-read.js';
 import { HIGH_RISK, withinAny } from '../rollups/rollup-rows.js';
 import { UsageFigures } from '../rollups/usage-figures.js';
 import type { StatsResponse } from './stats.schemas.js';
@@ -97,21 +97,13 @@ async function firstTen(db: Db, tenantId: string, people: readonly Candidate[]):
   for (let take = TOP_USERS; ; take += TOP_USERS) {
     const lowest = take < people.length ? people[take - 1]!.high_risk : 0;
     const candidates = people.filter((person) => person.high_risk >= lowest);
-    const ids = await userIdsOf(db, tenantId, candidates.filter((person) => person.user_id === null).map((person) => person.n));
+    const ids = await userIdsOfNumbers(db, tenantId, candidates.filter((person) => person.user_id === null).map((person) => person.n));
     const known = candidates.flatMap((person) => {
       const userId = person.user_id ?? ids.get(person.n);
       return userId === undefined ? [] : [{ ...person, user_id: userId }];
     }).sort((a, b) => b.high_risk - a.high_risk || (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));
     if (known.length >= TOP_USERS || candidates.length === people.length) return known.slice(0, TOP_USERS);
   }
-}
-
-async function userIdsOf(db: Db, tenantId: string, numbers: readonly number[]): Promise<Map<number, string>> {
-  if (numbers.length === 0) return new Map();
-  const { rows } = await sql<{ n: number; user_id: string }>`
-    select n, user_id from usage_rollup_users
-    where tenant_id = ${tenantId} and n = any(${numbers}::int[]) and user_id is not null`.execute(db);
-  return new Map(rows.map((row) => [row.n, row.user_id]));
 }
 
 /** Adds each user's high-risk interactions within the intervals, from the rows, with the user's number when it has one. */
